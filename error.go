@@ -1,0 +1,87 @@
+package payd
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Error codes are the stable strings of the specification (section 7).
+// api/errors.go holds the only map from a code to an HTTP status.
+const (
+	ErrInvalidRequest         = "invalid_request"
+	ErrInvalidJSON            = "invalid_json"
+	ErrIdempotencyKeyRequired = "idempotency_key_required"
+	ErrUnsupportedMediaType   = "unsupported_media_type"
+	ErrPayloadTooLarge        = "payload_too_large"
+	ErrUnauthenticated        = "unauthenticated"
+	ErrInvalidAPIKey          = "invalid_api_key"
+	ErrBusinessForbidden      = "business_forbidden"
+	ErrPermissionDenied       = "permission_denied"
+	ErrTestModeUnavailable    = "test_mode_unavailable"
+	ErrSessionRequired        = "session_required"
+	ErrNotFound               = "not_found"
+	ErrConflict               = "conflict"
+	ErrIdempotencyKeyReused   = "idempotency_key_reused"
+	ErrIdempotencyKeyInUse    = "idempotency_key_in_use"
+	ErrRateLimited            = "rate_limited"
+	ErrInternal               = "internal_error"
+	ErrTemporarilyUnavailable = "temporarily_unavailable"
+	ErrUpstreamUnavailable    = "upstream_unavailable"
+	ErrBusinessSuspended      = "business_suspended"
+)
+
+// Error is payd's one error type: a stable code, a message for people and,
+// when an input is at fault, the field that holds it.
+type Error struct {
+	Code    string
+	Message string
+	Field   string
+	// RetryAfter, when set, tells the client how long to wait (429, 503).
+	RetryAfter time.Duration
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("payd: %s (%s): %s", e.Code, e.Field, e.Message)
+	}
+	return fmt.Sprintf("payd: %s: %s", e.Code, e.Message)
+}
+
+// Errorf returns an *Error with a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldError returns an invalid_request error that names the offending field.
+func FieldError(field, format string, args ...any) *Error {
+	return &Error{Code: ErrInvalidRequest, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err if it is (or wraps) an *Error, and
+// internal_error otherwise.
+func ErrorCode(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ErrInternal
+}
+
+// IsNotFound reports whether err is a not_found error.
+func IsNotFound(err error) bool { return err != nil && ErrorCode(err) == ErrNotFound }
+
+// Wrap adds context to *errp, if it is not nil and not a payd *Error (which
+// already speaks for itself to the client). Use it as
+// defer payd.Wrap(&err, "store.CreateBusiness(%s)", id).
+func Wrap(errp *error, format string, args ...any) {
+	if *errp == nil {
+		return
+	}
+	var e *Error
+	if errors.As(*errp, &e) {
+		return
+	}
+	*errp = fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), *errp)
+}

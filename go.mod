@@ -1,0 +1,3 @@
+module payd
+
+go 1.26

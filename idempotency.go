@@ -1,0 +1,85 @@
+package payd
+
+import (
+	"context"
+	"time"
+)
+
+// IdempotencyRecord is one claimed Idempotency-Key (spec 4.8). While the
+// first request runs, Status is 0; once it answers 2xx, the response is kept
+// until ExpiresAt and replayed byte for byte.
+type IdempotencyRecord struct {
+	// Scope is the business id, or "public:<body hash>" for keyless requests,
+	// whose key is stored together with the body (rule 7).
+	Scope    string
+	Key      string
+	Method   string
+	Path     string
+	BodyHash string // hex SHA-256 of the request body
+	// Status is the stored response status, or 0 while the first request runs.
+	Status      int
+	ContentType string
+	Body        []byte
+	CreatedAt   time.Time
+	// LockedUntil bounds how long a running claim blocks retries: a claim
+	// left by a process that died is taken over after it.
+	LockedUntil time.Time
+	ExpiresAt   time.Time
+}
+
+// IdempotencyStore keeps idempotency claims and stored responses.
+type IdempotencyStore interface {
+	// ClaimIdempotencyKey atomically claims rec's (Scope, Key). It returns
+	// (nil, nil) when the claim was taken (the key was new, its record
+	// expired, or a running claim's lock lapsed), and the record holding the
+	// key otherwise. now decides expiry.
+	ClaimIdempotencyKey(ctx context.Context, rec *IdempotencyRecord, now time.Time) (*IdempotencyRecord, error)
+	// CompleteIdempotencyKey stores the 2xx response of a claimed key.
+	CompleteIdempotencyKey(ctx context.Context, scope, key string, status int, contentType string, body []byte) error
+	// ReleaseIdempotencyKey frees a claimed key after an error response (rule 3).
+	ReleaseIdempotencyKey(ctx context.Context, scope, key string) error
+	// DeleteExpiredIdempotencyKeys removes records whose ExpiresAt is at or before now.
+	DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int, error)
+}
+
+// RateCounterStore counts requests per key and fixed window in the database,
+// so that replicas on one PostgreSQL share one budget.
+type RateCounterStore interface {
+	// CountRateHit adds one hit to (key, window) and returns the count after it.
+	// expiresAt is when the row may be deleted.
+	CountRateHit(ctx context.Context, key string, window time.Time, expiresAt time.Time) (int, error)
+	// DeleteExpiredRateCounters removes counters whose expiry is at or before now.
+	DeleteExpiredRateCounters(ctx context.Context, now time.Time) (int, error)
+}
+
+// SettingStore keeps instance-wide settings, such as the secret that signs
+// pagination cursors, that every replica must share.
+type SettingStore interface {
+	// EnsureSetting stores value under name unless a value is already there,
+	// and returns the value in force.
+	EnsureSetting(ctx context.Context, name, value string) (string, error)
+}
+
+// Queries is everything the store can read and write. Outside Store.Tx each
+// call stands alone; inside, all calls commit together or not at all.
+type Queries interface {
+	BusinessStore
+	KeyStore
+	PauseStore
+	RateStore
+	IdempotencyStore
+	RateCounterStore
+	SettingStore
+}
+
+// Store is payd's database.
+type Store interface {
+	Queries
+	// Tx runs fn in one write transaction and commits if fn returns nil.
+	// Busy and serialization failures are retried; fn may run more than once.
+	Tx(ctx context.Context, fn func(q Queries) error) error
+	// Dialect names the database: "sqlite" or "postgres".
+	Dialect() string
+	// Close releases the database.
+	Close() error
+}
