@@ -1,0 +1,232 @@
+package rate
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"payd"
+	"payd/clock"
+	"payd/money"
+)
+
+// fakeClock is a clock.Clock that moves only when told; Advance fires the
+// timers and tickers that fall due, as the devnet clock does.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*fakeTimer
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2024, 5, 17, 15, 0, 0, 0, time.UTC)}
+}
+
+type fakeTimer struct {
+	c       chan time.Time
+	at      time.Time
+	period  time.Duration
+	stopped bool
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) add(d, period time.Duration) *fakeTimer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &fakeTimer{c: make(chan time.Time, 1), at: c.now.Add(d), period: period}
+	c.timers = slices.DeleteFunc(c.timers, func(t *fakeTimer) bool { return t.stopped })
+	c.timers = append(c.timers, t)
+	return t
+}
+
+func (c *fakeClock) NewTimer(d time.Duration) clock.Timer   { return fakeTimerH{c, c.add(d, 0)} }
+func (c *fakeClock) NewTicker(d time.Duration) clock.Ticker { return fakeTickerH{c, c.add(d, d)} }
+
+// Advance moves the clock and fires what fell due; like time.Ticker, a
+// ticker that missed several ticks delivers one.
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	for _, t := range c.timers {
+		if t.stopped || t.at.After(c.now) {
+			continue
+		}
+		select {
+		case t.c <- c.now:
+		default:
+		}
+		if t.period == 0 {
+			t.stopped = true
+			continue
+		}
+		for !t.at.After(c.now) {
+			t.at = t.at.Add(t.period)
+		}
+	}
+}
+
+func (c *fakeClock) stop(t *fakeTimer) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	was := !t.stopped
+	t.stopped = true
+	return was
+}
+
+type fakeTimerH struct {
+	c *fakeClock
+	t *fakeTimer
+}
+
+func (h fakeTimerH) C() <-chan time.Time { return h.t.c }
+func (h fakeTimerH) Stop() bool          { return h.c.stop(h.t) }
+
+type fakeTickerH struct {
+	c *fakeClock
+	t *fakeTimer
+}
+
+func (h fakeTickerH) C() <-chan time.Time { return h.t.c }
+func (h fakeTickerH) Stop()               { h.c.stop(h.t) }
+
+// memStore is an in-memory payd.RateStore.
+type memStore struct {
+	mu     sync.Mutex
+	rows   []*payd.ExchangeRates
+	pruned []time.Time
+	fail   error // returned by CreateExchangeRates when set
+}
+
+func newMemStore() *memStore { return &memStore{} }
+
+func (s *memStore) CreateExchangeRates(_ context.Context, x *payd.ExchangeRates) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return s.fail
+	}
+	s.rows = append(s.rows, x)
+	return nil
+}
+
+func (s *memStore) LatestExchangeRates(context.Context) (*payd.ExchangeRates, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.rows) == 0 {
+		return nil, payd.Errorf(payd.ErrNotFound, "no exchange rates")
+	}
+	return slices.MaxFunc(s.rows, func(a, b *payd.ExchangeRates) int { return a.CreatedAt.Compare(b.CreatedAt) }), nil
+}
+
+func (s *memStore) DeleteExchangeRatesBefore(ctx context.Context, t time.Time) (int, error) {
+	newest, err := s.LatestExchangeRates(ctx)
+	if err != nil {
+		return 0, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pruned = append(s.pruned, t)
+	n := len(s.rows)
+	s.rows = slices.DeleteFunc(s.rows, func(x *payd.ExchangeRates) bool { return x != newest && x.CreatedAt.Before(t) })
+	return n - len(s.rows), nil
+}
+
+func (s *memStore) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.rows)
+}
+
+// fakeSource is a payd.RateSource whose Fetch the test writes.
+type fakeSource struct {
+	name  string
+	fetch func(ctx context.Context) (payd.Quotes, error)
+}
+
+func (f fakeSource) Name() string                                   { return f.name }
+func (f fakeSource) Fetch(ctx context.Context) (payd.Quotes, error) { return f.fetch(ctx) }
+
+// quotes builds quotes from decimal strings keyed by coin or currency code.
+func quotes(t *testing.T, kv map[string]string) payd.Quotes {
+	t.Helper()
+	q := payd.Quotes{Coins: map[money.Asset]money.Rate{}, Fiat: map[money.Currency]money.Rate{}}
+	for k, v := range kv {
+		r := money.MustRate(v)
+		if a, ok := money.ParseAsset(k); ok {
+			q.Coins[a] = r
+		} else if c, ok := money.ParseCurrency(k); ok {
+			q.Fiat[c] = r
+		} else {
+			t.Fatalf("quotes: unknown code %q", k)
+		}
+	}
+	return q
+}
+
+// quoteStrings flattens quotes into code → decimal string for comparison.
+func quoteStrings(q payd.Quotes) map[string]string {
+	out := map[string]string{}
+	for a, r := range q.Coins {
+		out[string(a)] = r.String()
+	}
+	for c, r := range q.Fiat {
+		out[string(c)] = r.String()
+	}
+	return out
+}
+
+// reply is a canned answer: a status and a testdata file or literal body.
+type reply struct {
+	status int
+	file   string
+	body   string
+}
+
+// serve answers each path with its reply and records the requests made.
+func serve(t *testing.T, replies map[string]reply) (*httptest.Server, *[]*http.Request) {
+	t.Helper()
+	var mu sync.Mutex
+	var seen []*http.Request
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Clone(context.Background()))
+		mu.Unlock()
+		rep, ok := replies[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		body := []byte(rep.body)
+		if rep.file != "" {
+			body = readTestdata(t, rep.file)
+		}
+		if rep.status == 0 {
+			rep.status = http.StatusOK
+		}
+		w.WriteHeader(rep.status)
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &seen
+}
+
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
