@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"payd"
 	"payd/money"
@@ -39,6 +40,9 @@ var coinbaseAssets = []money.Asset{money.BTC, money.ETH, money.SOL}
 
 // Name identifies the source as "coinbase".
 func (c *Coinbase) Name() string { return "coinbase" }
+
+// Validity is CoinValidity: a market price is only good for minutes.
+func (c *Coinbase) Validity() time.Duration { return CoinValidity }
 
 // Fetch returns the spot price of BTC, ETH and SOL in US dollars. It fails
 // if any of them is missing or malformed, because a partial answer from one

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"payd"
 	"payd/money"
@@ -50,6 +51,9 @@ var coinGeckoIDs = []struct {
 
 // Name identifies the source as "coingecko".
 func (g *CoinGecko) Name() string { return "coingecko" }
+
+// Validity is CoinValidity: a market price is only good for minutes.
+func (g *CoinGecko) Validity() time.Duration { return CoinValidity }
 
 // Fetch returns CoinGecko's US-dollar price of BTC, ETH and SOL (and of USDC
 // and USDT when reported).

@@ -23,6 +23,9 @@ type Report struct {
 	Source string
 	// Quotes is what the source reported.
 	Quotes payd.Quotes
+	// Cached marks a report reused from an earlier refresh because the
+	// source failed this time; Sources then lists it with CachedSuffix.
+	Cached bool
 }
 
 // Combine builds one snapshot from the reports of the sources that
@@ -36,7 +39,9 @@ type Report struct {
 // (spec 2.11 rule 8), so they need no source. Every other coin and currency
 // needs at least one, or Combine fails naming each one missing: a snapshot
 // with a hole would make checkouts in that coin or currency fail later and
-// less clearly. The ID and CreatedAt of the result are left to the caller.
+// less clearly. A cached report counts like a fresh one; only its entry in
+// Sources differs. The ID and CreatedAt of the result are left to the
+// caller.
 func Combine(reports []Report) (*payd.ExchangeRates, error) {
 	x := &payd.ExchangeRates{
 		Coins: map[money.Asset]int64{},
@@ -73,7 +78,11 @@ func Combine(reports []Report) (*payd.ExchangeRates, error) {
 		return nil, fmt.Errorf("rate: no source reported %s", strings.Join(missing, ", "))
 	}
 	for _, r := range reports {
-		x.Sources = append(x.Sources, r.Source)
+		name := r.Source
+		if r.Cached {
+			name += CachedSuffix
+		}
+		x.Sources = append(x.Sources, name)
 	}
 	return x, nil
 }

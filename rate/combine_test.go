@@ -114,8 +114,8 @@ func TestCombineMedian(t *testing.T) {
 
 func TestCombineStablecoinsAndUSDAreFixed(t *testing.T) {
 	x, err := Combine([]Report{
-		{"a", quotes(t, with(fiatOnly, "BTC", "64000", "ETH", "3200", "SOL", "150", "USDC", "0.87", "USDT", "1.04", "USD", "1"))},
-		{"b", quotes(t, with(fiatOnly, "USDC", "0.86", "USDT", "1.05"))},
+		{Source: "a", Quotes: quotes(t, with(fiatOnly, "BTC", "64000", "ETH", "3200", "SOL", "150", "USDC", "0.87", "USDT", "1.04", "USD", "1"))},
+		{Source: "b", Quotes: quotes(t, with(fiatOnly, "USDC", "0.86", "USDT", "1.05"))},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -138,14 +138,14 @@ func TestCombineNeedsEveryCoinAndCurrency(t *testing.T) {
 		want    string
 	}{
 		{"nothing at all", nil, "no source reported BTC, ETH, SOL, EUR, GBP, CAD, AUD"},
-		{"coins only", []Report{{"kraken", quotes(t, coinsOnly)}}, "no source reported EUR, GBP, CAD, AUD"},
-		{"fiat only", []Report{{"ecb", quotes(t, fiatOnly)}}, "no source reported BTC, ETH, SOL"},
+		{"coins only", []Report{{Source: "kraken", Quotes: quotes(t, coinsOnly)}}, "no source reported EUR, GBP, CAD, AUD"},
+		{"fiat only", []Report{{Source: "ecb", Quotes: quotes(t, fiatOnly)}}, "no source reported BTC, ETH, SOL"},
 		{"one coin missing everywhere", []Report{
-			{"a", quotes(t, map[string]string{"BTC": "64000", "ETH": "3200"})},
-			{"b", quotes(t, with(fiatOnly, "BTC", "64000"))},
+			{Source: "a", Quotes: quotes(t, map[string]string{"BTC": "64000", "ETH": "3200"})},
+			{Source: "b", Quotes: quotes(t, with(fiatOnly, "BTC", "64000"))},
 		}, "no source reported SOL"},
 		{"stablecoins alone do not cover coins", []Report{
-			{"a", quotes(t, with(fiatOnly, "USDC", "1", "USDT", "1"))},
+			{Source: "a", Quotes: quotes(t, with(fiatOnly, "USDC", "1", "USDT", "1"))},
 		}, "no source reported BTC, ETH, SOL"},
 	}
 	for _, tt := range tests {
@@ -163,8 +163,8 @@ func TestCombineNeedsEveryCoinAndCurrency(t *testing.T) {
 
 func TestCombineCoversFromDifferentSources(t *testing.T) {
 	x, err := Combine([]Report{
-		{"kraken", quotes(t, coinsOnly)},
-		{"ecb", quotes(t, fiatOnly)},
+		{Source: "kraken", Quotes: quotes(t, coinsOnly)},
+		{Source: "ecb", Quotes: quotes(t, fiatOnly)},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,13 @@ const ECBURL = "https://www.ecb.europa.eu"
 // days old over Easter; a week means the feed has stopped.
 const ECBMaxAge = 7 * 24 * time.Hour
 
+// ECBValidity is how long a fetched ECB report stands in for the source
+// while it fails. The bank publishes once per TARGET working day, so a
+// report stays current over a weekend and most holidays; four days bridge
+// an outage across a long weekend, after which the fiat rates are too old
+// to quote and refreshes fail.
+const ECBValidity = 4 * 24 * time.Hour
+
 // ECB reads the euro foreign exchange reference rates
 // (GET /stats/eurofxref/eurofxref-daily.xml), the price currencies' only
 // source apart from the static table.
@@ -44,6 +51,9 @@ func NewECB(client *http.Client, baseURL string, clk clock.Clock) *ECB {
 
 // Name identifies the source as "ecb".
 func (e *ECB) Name() string { return "ecb" }
+
+// Validity is ECBValidity: the rates change once per working day.
+func (e *ECB) Validity() time.Duration { return ECBValidity }
 
 // Fetch returns US dollars per unit of EUR, GBP, CAD and AUD.
 func (e *ECB) Fetch(ctx context.Context) (payd.Quotes, error) {

@@ -2,6 +2,7 @@ package rate
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,94 +13,12 @@ import (
 	"time"
 
 	"payd"
-	"payd/clock"
 	"payd/money"
 )
 
-// fakeClock is a clock.Clock that moves only when told; Advance fires the
-// timers and tickers that fall due, as the devnet clock does.
-type fakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers []*fakeTimer
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2024, 5, 17, 15, 0, 0, 0, time.UTC)}
-}
-
-type fakeTimer struct {
-	c       chan time.Time
-	at      time.Time
-	period  time.Duration
-	stopped bool
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) add(d, period time.Duration) *fakeTimer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{c: make(chan time.Time, 1), at: c.now.Add(d), period: period}
-	c.timers = slices.DeleteFunc(c.timers, func(t *fakeTimer) bool { return t.stopped })
-	c.timers = append(c.timers, t)
-	return t
-}
-
-func (c *fakeClock) NewTimer(d time.Duration) clock.Timer   { return fakeTimerH{c, c.add(d, 0)} }
-func (c *fakeClock) NewTicker(d time.Duration) clock.Ticker { return fakeTickerH{c, c.add(d, d)} }
-
-// Advance moves the clock and fires what fell due; like time.Ticker, a
-// ticker that missed several ticks delivers one.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	for _, t := range c.timers {
-		if t.stopped || t.at.After(c.now) {
-			continue
-		}
-		select {
-		case t.c <- c.now:
-		default:
-		}
-		if t.period == 0 {
-			t.stopped = true
-			continue
-		}
-		for !t.at.After(c.now) {
-			t.at = t.at.Add(t.period)
-		}
-	}
-}
-
-func (c *fakeClock) stop(t *fakeTimer) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	was := !t.stopped
-	t.stopped = true
-	return was
-}
-
-type fakeTimerH struct {
-	c *fakeClock
-	t *fakeTimer
-}
-
-func (h fakeTimerH) C() <-chan time.Time { return h.t.c }
-func (h fakeTimerH) Stop() bool          { return h.c.stop(h.t) }
-
-type fakeTickerH struct {
-	c *fakeClock
-	t *fakeTimer
-}
-
-func (h fakeTickerH) C() <-chan time.Time { return h.t.c }
-func (h fakeTickerH) Stop()               { h.c.stop(h.t) }
+// fileDay is 15:00 UTC on the day of testdata/ecb_daily.xml, where every
+// test's clock starts.
+var fileDay = time.Date(2024, 5, 17, 15, 0, 0, 0, time.UTC)
 
 // memStore is an in-memory payd.RateStore.
 type memStore struct {
@@ -157,6 +76,34 @@ type fakeSource struct {
 
 func (f fakeSource) Name() string                                   { return f.name }
 func (f fakeSource) Fetch(ctx context.Context) (payd.Quotes, error) { return f.fetch(ctx) }
+
+// switchable is a source that answers with its quotes until failed is set.
+type switchable struct {
+	name     string
+	validity time.Duration
+	mu       sync.Mutex
+	q        payd.Quotes
+	failed   bool
+}
+
+func (s *switchable) Name() string            { return s.name }
+func (s *switchable) Validity() time.Duration { return s.validity }
+
+func (s *switchable) Fetch(context.Context) (payd.Quotes, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed {
+		return payd.Quotes{}, errors.New("HTTP 503")
+	}
+	return s.q, nil
+}
+
+// fail makes the source fail (true) or answer again (false).
+func (s *switchable) fail(v bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failed = v
+}
 
 // quotes builds quotes from decimal strings keyed by coin or currency code.
 func quotes(t *testing.T, kv map[string]string) payd.Quotes {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"payd"
 	"payd/money"
@@ -53,6 +54,9 @@ var krakenPairs = []krakenPair{
 
 // Name identifies the source as "kraken".
 func (k *Kraken) Name() string { return "kraken" }
+
+// Validity is CoinValidity: a market price is only good for minutes.
+func (k *Kraken) Validity() time.Duration { return CoinValidity }
 
 // Fetch returns the last trade price of BTC, ETH and SOL (and of USDC and
 // USDT when Kraken lists them) in US dollars.

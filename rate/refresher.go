@@ -32,8 +32,13 @@ const PrefixExchangeRates = "xr_"
 // snapshot, stores it with its history and serves the newest one. It is
 // the api package's RateProvider. Every replica may run one: snapshots are
 // insert-only and each has its own id.
+//
+// It keeps each source's last good report in memory. When a source that
+// implements Durable fails, that report is used in its place while it is
+// younger than the source's Validity, so a reference rate published once a
+// day does not stop checkouts when one fetch of it fails.
 type Refresher struct {
-	sources  []payd.RateSource
+	sources  []*tracked
 	store    payd.RateStore
 	clock    clock.Clock
 	log      *slog.Logger
@@ -43,12 +48,17 @@ type Refresher struct {
 	mu     sync.Mutex
 	latest *payd.ExchangeRates
 
+	// runMu makes refreshes one at a time, so each source's kept report
+	// has a single writer.
+	runMu sync.Mutex
+
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-// NewRefresher returns a refresher over sources. A zero interval or maxAge
-// takes DefaultInterval or DefaultMaxAge.
+// NewRefresher returns a refresher over sources, asking each whether it is
+// Durable. A zero interval or maxAge takes DefaultInterval or
+// DefaultMaxAge.
 func NewRefresher(sources []payd.RateSource, store payd.RateStore, clk clock.Clock, log *slog.Logger,
 	interval, maxAge time.Duration) *Refresher {
 	if interval <= 0 {
@@ -57,7 +67,7 @@ func NewRefresher(sources []payd.RateSource, store payd.RateStore, clk clock.Clo
 	if maxAge <= 0 {
 		maxAge = DefaultMaxAge
 	}
-	return &Refresher{sources: sources, store: store, clock: clk, log: log, interval: interval, maxAge: maxAge}
+	return &Refresher{sources: track(sources), store: store, clock: clk, log: log, interval: interval, maxAge: maxAge}
 }
 
 // Start loads the newest stored snapshot, so a restarted server quotes at
@@ -170,21 +180,36 @@ func (r *Refresher) unavailable(msg string) *payd.Error {
 }
 
 // runOnce asks every source at once, combines the answers, stores the
-// snapshot and prunes old history. A source that fails is logged and left
-// out; the snapshot is kept in memory only once stored, so every id served
-// can be found in the store later.
+// snapshot and prunes old history. A source that fails is logged and
+// replaced by its kept report while that is valid, or left out; the
+// snapshot is kept in memory only once stored, so every id served can be
+// found in the store later. A refresh cut short by ctx (shutdown) makes
+// nothing and logs nothing: every failure in it would be ctx's.
 func (r *Refresher) runOnce(ctx context.Context) (err error) {
+	r.runMu.Lock()
+	defer r.runMu.Unlock()
 	defer func() {
-		if err != nil {
+		if err != nil && ctx.Err() == nil {
 			r.log.Error("rate: refresh", slog.Any("error", err))
 		}
 	}()
-	x, err := Combine(r.fetchAll(ctx))
+	results := r.fetchAll(ctx)
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	now := r.clock.Now()
+	var reports []Report
+	for i, t := range r.sources {
+		if rep, ok := r.report(t, results[i], now); ok {
+			reports = append(reports, rep)
+		}
+	}
+	x, err := Combine(reports)
 	if err != nil {
 		return err
 	}
 	x.ID = payd.NewID(PrefixExchangeRates)
-	x.CreatedAt = r.clock.Now()
+	x.CreatedAt = now
 	if err := r.store.CreateExchangeRates(ctx, x); err != nil {
 		return fmt.Errorf("rate: storing %s: %w", x.ID, err)
 	}
@@ -195,32 +220,23 @@ func (r *Refresher) runOnce(ctx context.Context) (err error) {
 	return nil
 }
 
-// fetchAll asks every source concurrently and returns the good answers in
-// source order, so Sources reads the same on every refresh.
-func (r *Refresher) fetchAll(ctx context.Context) []Report {
-	reports := make([]*Report, len(r.sources))
+// fetchAll asks every source concurrently and returns their answers in
+// source order, so Sources reads the same on every refresh. Each answer is
+// checked, whoever wrote the source, and timed on the service clock.
+func (r *Refresher) fetchAll(ctx context.Context) []result {
+	results := make([]result, len(r.sources))
 	var wg sync.WaitGroup
-	for i, s := range r.sources {
+	for i, t := range r.sources {
 		wg.Go(func() {
-			q, err := r.fetch(ctx, s)
+			q, err := r.fetch(ctx, t.src)
 			if err == nil {
-				err = check(s.Name(), q)
+				err = check(t.src.Name(), q)
 			}
-			if err != nil {
-				r.log.Warn("rate: source skipped", slog.String("source", s.Name()), slog.Any("error", err))
-				return
-			}
-			reports[i] = &Report{Source: s.Name(), Quotes: q}
+			results[i] = result{q: q, at: r.clock.Now(), err: err}
 		})
 	}
 	wg.Wait()
-	var out []Report
-	for _, rep := range reports {
-		if rep != nil {
-			out = append(out, *rep)
-		}
-	}
-	return out
+	return results
 }
 
 // errTimeout is the cause given to a source cancelled for being slow.

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"payd"
+	"payd/clock"
 	"payd/money"
 )
 
 // refresherBundle is what a refresher test works with.
 type refresherBundle struct {
 	r      *Refresher
-	clock  *fakeClock
+	clock  *clock.Fake
 	store  *memStore
 	static *Static
 	logMu  sync.Mutex
@@ -42,7 +43,7 @@ func (b *refresherBundle) logged() string {
 // with the default interval and max age.
 func setup(t *testing.T, extra ...payd.RateSource) *refresherBundle {
 	t.Helper()
-	b := &refresherBundle{clock: newFakeClock(), store: newMemStore(), static: NewStatic(DevQuotes())}
+	b := &refresherBundle{clock: clock.NewFake(fileDay), store: newMemStore(), static: NewStatic(DevQuotes())}
 	sources := append([]payd.RateSource{b.static}, extra...)
 	b.r = NewRefresher(sources, b.store, b.clock, slog.New(slog.NewTextHandler(b, nil)), 0, 0)
 	return b
@@ -217,7 +218,7 @@ func TestRefresherPrunesHistory(t *testing.T) {
 func TestRefresherRestartServesTheStoredSnapshot(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b := setup(t)
-		b.r.sources = []payd.RateSource{failing("down")}
+		b.r = NewRefresher([]payd.RateSource{failing("down")}, b.store, b.clock, b.r.log, 0, 0)
 		stored := &payd.ExchangeRates{ID: "xr_stored", CreatedAt: b.clock.Now().Add(-2 * time.Minute),
 			Coins: map[money.Asset]int64{money.BTC: 6_400_000}}
 		b.store.rows = []*payd.ExchangeRates{stored}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"payd"
+	"payd/clock"
 )
 
 const (
@@ -175,7 +176,7 @@ func TestSourceErrors(t *testing.T) {
 
 func TestECBRefusesAnOldFile(t *testing.T) {
 	srv, _ := serve(t, map[string]reply{ecbPath: {file: "ecb_daily.xml"}})
-	clk := newFakeClock() // 2024-05-17 15:00 UTC, the file's day
+	clk := clock.NewFake(fileDay)
 	e := NewECB(nil, srv.URL, clk)
 	if _, err := e.Fetch(context.Background()); err != nil {
 		t.Fatalf("same day: %v", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"sync"
+	"time"
 
 	"payd"
 	"payd/money"
@@ -49,6 +50,10 @@ func DevQuotes() payd.Quotes {
 
 // Name identifies the source as "static".
 func (s *Static) Name() string { return "static" }
+
+// Validity is unbounded: the table does not age, so if Fetch ever fails
+// (an absurd table given to Set), the last good table is used instead.
+func (s *Static) Validity() time.Duration { return forever }
 
 // Set replaces the table, for tests and development tools that move prices.
 // The source keeps its own copy, so the caller may go on changing q.

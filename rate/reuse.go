@@ -1,0 +1,100 @@
+package rate
+
+import (
+	"log/slog"
+	"math"
+	"time"
+
+	"payd"
+)
+
+// Durable is implemented by a source whose last good report may stand in
+// for it while it fails. The Refresher checks for it once, in
+// NewRefresher; a source without it is used only in the refreshes it
+// answers, as if its Validity were zero.
+type Durable interface {
+	// Validity is how long after a successful fetch, on the service clock,
+	// the report may still be used when later fetches fail. Zero or less
+	// means never.
+	Validity() time.Duration
+}
+
+// CoinValidity is how long a coin source's report stands in for it. It is
+// short because a price must not be quoted from a market that has moved
+// on: it covers a failed refresh or two, not an outage.
+const CoinValidity = 2 * time.Minute
+
+// forever is the Validity of a source whose report never ages.
+const forever = time.Duration(math.MaxInt64)
+
+// CachedSuffix marks, in ExchangeRates.Sources, a source whose report was
+// reused from an earlier refresh because the source failed this time:
+// "ecb (cached)".
+const CachedSuffix = " (cached)"
+
+// tracked is one of the Refresher's sources with the last good report it
+// gave. The report is kept in memory only: a restart fetches afresh.
+type tracked struct {
+	src      payd.RateSource
+	validity time.Duration
+
+	// last is the newest good answer, fetched at fetchedAt; nil when there
+	// is none or it expired. Only the refresh in progress touches them
+	// (Refresher.runMu).
+	last      *payd.Quotes
+	fetchedAt time.Time
+}
+
+// track wraps sources with their validity.
+func track(sources []payd.RateSource) []*tracked {
+	out := make([]*tracked, len(sources))
+	for i, s := range sources {
+		t := &tracked{src: s}
+		if d, ok := s.(Durable); ok {
+			t.validity = max(d.Validity(), 0)
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// result is one source's answer in one refresh, and when it came.
+type result struct {
+	q   payd.Quotes
+	at  time.Time
+	err error
+}
+
+// report returns what t contributes to the refresh that got res: the
+// fresh answer, which then becomes the one kept; or, when the source
+// failed, the kept one while it is younger than the source's validity.
+// Every use of a kept report is logged, and so is its expiry, once, after
+// which the source is simply skipped until it answers again.
+func (r *Refresher) report(t *tracked, res result, now time.Time) (Report, bool) {
+	name := t.src.Name()
+	if res.err == nil {
+		if t.validity > 0 {
+			t.last, t.fetchedAt = &res.q, res.at
+		}
+		return Report{Source: name, Quotes: res.q}, true
+	}
+	if t.last == nil {
+		r.log.Warn("rate: source skipped", slog.String("source", name), slog.Any("error", res.err))
+		return Report{}, false
+	}
+	age := now.Sub(t.fetchedAt)
+	if age >= t.validity {
+		r.log.Warn("rate: cached report expired, source skipped", slog.String("source", name),
+			slog.Any("error", res.err), slog.Time("fetched_at", t.fetchedAt),
+			slog.Duration("age", age), slog.Duration("validity", t.validity))
+		t.last = nil
+		return Report{}, false
+	}
+	attrs := []any{slog.String("source", name), slog.Any("error", res.err),
+		slog.Time("fetched_at", t.fetchedAt), slog.Duration("age", age)}
+	if t.validity != forever {
+		attrs = append(attrs, slog.Time("expires_at", t.fetchedAt.Add(t.validity)))
+	}
+	r.log.Warn("rate: source failed, using its cached report", attrs...)
+	return Report{Source: name, Quotes: *t.last, Cached: true}, true
+}
