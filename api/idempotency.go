@@ -1,0 +1,149 @@
+package api
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"payd"
+)
+
+const (
+	// idemWindow is how long a 2xx response is replayed (spec 4.8 rule 2).
+	idemWindow = 24 * time.Hour
+	// idemLease bounds how long a running first request blocks its retries;
+	// it outlasts the server's write timeout, so only a claim left by a
+	// process that died ever lapses.
+	idemLease = 2 * time.Minute
+)
+
+// idempotent runs a POST under its Idempotency-Key (spec 4.8): the first
+// request claims the key in one atomic insert, a 2xx response is stored and
+// replayed byte for byte, an error frees the key.
+func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, c *call, rt route) error {
+	values := r.Header.Values("Idempotency-Key")
+	if len(values) == 0 {
+		if rt.idem == idemRequired {
+			return payd.Errorf(payd.ErrIdempotencyKeyRequired, "this request needs an Idempotency-Key header")
+		}
+		return rt.h(w, r)
+	}
+	if len(values) > 1 || !validIdemKey(values[0]) {
+		return &payd.Error{Code: payd.ErrInvalidRequest, Field: "Idempotency-Key",
+			Message: "Idempotency-Key must be one header of 1 to 255 visible ASCII characters"}
+	}
+	now := s.clock.Now()
+	rec := &payd.IdempotencyRecord{
+		Scope: idemScope(r, c), Key: values[0], Method: r.Method, Path: r.URL.Path,
+		BodyHash: hashHex(c.body), CreatedAt: now, LockedUntil: now.Add(idemLease), ExpiresAt: now.Add(idemWindow),
+	}
+	held, err := s.store.ClaimIdempotencyKey(r.Context(), rec, now)
+	if err != nil {
+		return err
+	}
+	if held != nil {
+		return replay(w, held, rec)
+	}
+	return s.runClaimed(w, r, rt, rec)
+}
+
+// idemScope is the business for keyed calls (rule 6); a keyless call is
+// stored under its key and body together (rule 7), so the same key with
+// another body is simply another request.
+func idemScope(r *http.Request, c *call) string {
+	if c.biz != nil {
+		return c.biz.ID
+	}
+	return "public:" + hashHex([]byte(r.URL.Path+"\n"+hashHex(c.body)))
+}
+
+// replay answers a retry from the record that holds its key.
+func replay(w http.ResponseWriter, held, rec *payd.IdempotencyRecord) error {
+	if held.Method != rec.Method || held.Path != rec.Path || held.BodyHash != rec.BodyHash {
+		return payd.Errorf(payd.ErrIdempotencyKeyReused, "this Idempotency-Key was used for a different request; use a fresh key")
+	}
+	if held.Status == 0 {
+		return &payd.Error{Code: payd.ErrIdempotencyKeyInUse, RetryAfter: time.Second,
+			Message: "the first request with this Idempotency-Key is still running; retry shortly"}
+	}
+	w.Header().Set("Idempotent-Replayed", "true")
+	writeRaw(w, held.Status, held.ContentType, held.Body)
+	return nil
+}
+
+// runClaimed runs the handler into a buffer, stores a 2xx response before
+// the client sees it (so a retry after any answer is a replay), and frees
+// the key on an error or a panic.
+func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rt route, rec *payd.IdempotencyRecord) (err error) {
+	buf := &bufferedWriter{header: w.Header(), body: new(bytes.Buffer)}
+	done := false
+	defer func() {
+		if !done {
+			s.release(r, rec)
+		}
+	}()
+	if err := rt.h(buf, r); err != nil {
+		return err
+	}
+	if buf.status < 200 || buf.status > 299 {
+		s.release(r, rec)
+	} else if err := s.store.CompleteIdempotencyKey(r.Context(), rec.Scope, rec.Key, buf.status, w.Header().Get("Content-Type"), buf.body.Bytes()); err != nil {
+		// The change committed; answer it. The claim stays locked until its
+		// lease lapses, so a quick retry gets in_use rather than a second run.
+		s.log.ErrorContext(r.Context(), "storing idempotent response", slog.String("request_id", requestID(r.Context())), slog.Any("error", err))
+	}
+	done = true
+	w.WriteHeader(buf.status)
+	_, _ = w.Write(buf.body.Bytes())
+	return nil
+}
+
+// release frees a claimed key; a failure only delays a retry until the lease lapses.
+func (s *Server) release(r *http.Request, rec *payd.IdempotencyRecord) {
+	if err := s.store.ReleaseIdempotencyKey(r.Context(), rec.Scope, rec.Key); err != nil {
+		s.log.ErrorContext(r.Context(), "releasing idempotency key", slog.String("request_id", requestID(r.Context())), slog.Any("error", err))
+	}
+}
+
+// validIdemKey checks rule 1's length and keeps keys printable.
+func validIdemKey(k string) bool {
+	if len(k) < 1 || len(k) > 255 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func hashHex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// bufferedWriter holds a handler's response until it has been stored.
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   *bytes.Buffer
+}
+
+func (b *bufferedWriter) Header() http.Header { return b.header }
+
+func (b *bufferedWriter) WriteHeader(status int) {
+	if b.status == 0 {
+		b.status = status
+	}
+}
+
+func (b *bufferedWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}

@@ -1,0 +1,209 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"payd"
+	"payd/store"
+	"payd/store/storetest"
+)
+
+// thingServer is a test resource whose every creation is visible, so that a
+// replay can be told from a second run.
+type thingServer struct {
+	runs    atomic.Int64
+	fail    atomic.Bool
+	started chan struct{}
+	release chan struct{}
+}
+
+type thingRequest struct {
+	Name string `json:"name"`
+}
+
+func (ts *thingServer) create(w http.ResponseWriter, r *http.Request) error {
+	var req thingRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	ts.runs.Add(1)
+	if ts.fail.Load() {
+		return payd.FieldError("name", "refused for the test")
+	}
+	if req.Name == "slow" {
+		close(ts.started)
+		<-ts.release
+	}
+	writeJSON(w, http.StatusCreated, single{map[string]string{"id": payd.NewID("thg_"), "name": req.Name}})
+	return nil
+}
+
+// TestIdempotency covers spec 4.8 rules 1–10 on both databases.
+func TestIdempotency(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ts := &thingServer{started: make(chan struct{}), release: make(chan struct{})}
+		keyed := access{area: payd.AreaPayments, level: payd.AccessWrite}
+		b := setup(t, db,
+			route{method: "POST", path: "/_test/things", access: keyed, h: ts.create},
+			route{method: "POST", path: "/_test/other", access: keyed, h: ts.create},
+			route{method: "POST", path: "/_test/required", access: public, idem: idemRequired, h: ts.create},
+			route{method: "POST", path: "/_test/secrets", access: keyed, idem: idemIgnored, h: ts.create},
+			route{method: "PATCH", path: "/_test/things", access: keyed, h: ts.create},
+		)
+		biz := b.newBusiness(false)
+		post := func(path, key, idem, body string) *response {
+			t.Helper()
+			hdr := map[string]string{}
+			if idem != "" {
+				hdr["Idempotency-Key"] = idem
+			}
+			return b.do(request{method: "POST", path: path, key: key, body: body, header: hdr})
+		}
+		t.Run("rule 1: key length", func(t *testing.T) {
+			for _, k := range []string{strings.Repeat("k", 256), "has space", "tab\tkey"} {
+				r := post("/_test/things", biz.live, k, `{"name":"a"}`)
+				if code, field := r.errorCode(t); r.status != 400 || code != "invalid_request" || field != "Idempotency-Key" {
+					t.Fatalf("%q: %d %s", k, r.status, r.body)
+				}
+			}
+			if r := post("/_test/things", biz.live, strings.Repeat("k", 255), `{"name":"a"}`); r.status != 201 {
+				t.Fatalf("255 characters: %d", r.status)
+			}
+		})
+		t.Run("rule 2: 2xx replayed byte for byte with Idempotent-Replayed", func(t *testing.T) {
+			before := ts.runs.Load()
+			first := post("/_test/things", biz.live, "k-replay", `{"name":"a"}`)
+			again := post("/_test/things", biz.live, "k-replay", `{"name":"a"}`)
+			if first.status != 201 || again.status != 201 || string(first.body) != string(again.body) {
+				t.Fatalf("replay differs: %s / %s", first.body, again.body)
+			}
+			if first.header.Get("Idempotent-Replayed") != "" || again.header.Get("Idempotent-Replayed") != "true" {
+				t.Fatalf("Idempotent-Replayed: %q then %q", first.header.Get("Idempotent-Replayed"), again.header.Get("Idempotent-Replayed"))
+			}
+			if first.header.Get("Service-Request-Id") == again.header.Get("Service-Request-Id") {
+				t.Fatalf("a replay is a new request with its own id")
+			}
+			if ts.runs.Load() != before+1 {
+				t.Fatalf("handler ran %d times", ts.runs.Load()-before)
+			}
+		})
+		t.Run("rule 3: an error frees the key", func(t *testing.T) {
+			ts.fail.Store(true)
+			if r := post("/_test/things", biz.live, "k-err", `{"name":"a"}`); r.status != 400 {
+				t.Fatalf("%d", r.status)
+			}
+			ts.fail.Store(false)
+			if r := post("/_test/things", biz.live, "k-err", `{"name":"a"}`); r.status != 201 || r.header.Get("Idempotent-Replayed") != "" {
+				t.Fatalf("%d %v", r.status, r.header)
+			}
+		})
+		t.Run("rule 4: same key, other method path or body", func(t *testing.T) {
+			post("/_test/things", biz.live, "k-reuse", `{"name":"a"}`)
+			for _, r := range []*response{
+				post("/_test/things", biz.live, "k-reuse", `{"name":"b"}`),
+				post("/_test/other", biz.live, "k-reuse", `{"name":"a"}`),
+			} {
+				if code, _ := r.errorCode(t); r.status != 409 || code != "idempotency_key_reused" {
+					t.Fatalf("%d %s", r.status, r.body)
+				}
+			}
+		})
+		t.Run("rule 5: in use while the first runs", func(t *testing.T) {
+			var wg sync.WaitGroup
+			var first *response
+			wg.Add(1)
+			go func() { defer wg.Done(); first = post("/_test/things", biz.live, "k-slow", `{"name":"slow"}`) }()
+			<-ts.started
+			r := post("/_test/things", biz.live, "k-slow", `{"name":"slow"}`)
+			if code, _ := r.errorCode(t); r.status != 409 || code != "idempotency_key_in_use" {
+				t.Errorf("retry while running: %d %s", r.status, r.body)
+			}
+			close(ts.release)
+			wg.Wait()
+			if first.status != 201 {
+				t.Fatalf("first: %d", first.status)
+			}
+			if r := post("/_test/things", biz.live, "k-slow", `{"name":"slow"}`); r.header.Get("Idempotent-Replayed") != "true" {
+				t.Fatalf("after: %d", r.status)
+			}
+		})
+		t.Run("rule 5: concurrent first requests run once", func(t *testing.T) {
+			before := ts.runs.Load()
+			var wg sync.WaitGroup
+			for i := 0; i < 20; i++ {
+				wg.Add(1)
+				go func() { defer wg.Done(); post("/_test/things", biz.live, "k-race", `{"name":"r"}`) }()
+			}
+			wg.Wait()
+			if n := ts.runs.Load() - before; n != 1 {
+				t.Fatalf("handler ran %d times", n)
+			}
+		})
+		t.Run("rule 6: scoped per business", func(t *testing.T) {
+			other := b.newBusiness(false)
+			a := post("/_test/things", biz.live, "k-scope", `{"name":"a"}`)
+			o := post("/_test/things", other.live, "k-scope", `{"name":"a"}`)
+			if o.status != 201 || o.header.Get("Idempotent-Replayed") != "" || string(a.body) == string(o.body) {
+				t.Fatalf("another business's key must be its own: %s %s", a.body, o.body)
+			}
+		})
+		t.Run("rules 7 and 8: keyless calls store key and body together; required key", func(t *testing.T) {
+			if r := post("/_test/required", "", "", `{"name":"a"}`); r.status != 400 {
+				t.Fatalf("%d", r.status)
+			} else if code, _ := r.errorCode(t); code != "idempotency_key_required" {
+				t.Fatalf("%s", code)
+			}
+			a := post("/_test/required", "", "k-pub", `{"name":"a"}`)
+			a2 := post("/_test/required", "", "k-pub", `{"name":"a"}`)
+			c := post("/_test/required", "", "k-pub", `{"name":"c"}`)
+			if a2.header.Get("Idempotent-Replayed") != "true" || string(a.body) != string(a2.body) {
+				t.Fatalf("same key and body must replay")
+			}
+			if c.status != 201 || c.header.Get("Idempotent-Replayed") != "" {
+				t.Fatalf("same key, other body must be a new request: %d", c.status)
+			}
+		})
+		t.Run("rule 9: PATCH ignores the header", func(t *testing.T) {
+			h := map[string]string{"Idempotency-Key": "k-patch"}
+			r1 := b.do(request{method: "PATCH", path: "/_test/things", key: biz.live, body: `{"name":"a"}`, header: h})
+			r2 := b.do(request{method: "PATCH", path: "/_test/things", key: biz.live, body: `{"name":"a"}`, header: h})
+			if string(r1.body) == string(r2.body) || r2.header.Get("Idempotent-Replayed") != "" {
+				t.Fatalf("PATCH must run each time")
+			}
+		})
+		t.Run("rule 10: routes that return a secret ignore the key", func(t *testing.T) {
+			r1 := post("/_test/secrets", biz.live, "k-sec", `{"name":"a"}`)
+			r2 := post("/_test/secrets", biz.live, "k-sec", `{"name":"a"}`)
+			if string(r1.body) == string(r2.body) {
+				t.Fatalf("a retried secret-returning POST creates again")
+			}
+		})
+		t.Run("expiry after 24 hours and the reaper", func(t *testing.T) {
+			first := post("/_test/things", biz.live, "k-exp", `{"name":"a"}`)
+			b.clock.Advance(23 * time.Hour)
+			if r := post("/_test/things", biz.live, "k-exp", `{"name":"a"}`); string(r.body) != string(first.body) {
+				t.Fatalf("replayed within 24 h")
+			}
+			b.clock.Advance(time.Hour)
+			if r := post("/_test/things", biz.live, "k-exp", `{"name":"a"}`); string(r.body) == string(first.body) {
+				t.Fatalf("not replayed after 24 h")
+			}
+			b.clock.Advance(25 * time.Hour)
+			rp := NewReaper(db, b.clock, b.srv.log, time.Minute)
+			if err := rp.runOnce(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			held, err := db.ClaimIdempotencyKey(context.Background(), &payd.IdempotencyRecord{Scope: biz.biz.ID, Key: "k-exp",
+				Method: "POST", Path: "/x", CreatedAt: b.clock.Now(), LockedUntil: b.clock.Now().Add(time.Minute), ExpiresAt: b.clock.Now().Add(time.Hour)}, b.clock.Now())
+			if err != nil || held != nil {
+				t.Fatalf("reaped key should be free: %v %v", held, err)
+			}
+		})
+	})
+}

@@ -1,0 +1,186 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"testing"
+
+	"payd"
+	"payd/store"
+	"payd/store/storetest"
+)
+
+// TestLoad measures the full middleware chain against bare handlers in one
+// run with wrk (issue: foundation, "Done when"). It runs only when asked:
+//
+//	PAYD_LOAD=1 go test -run TestLoad -v -timeout 30m ./api
+//
+// Each target runs PAYD_LOAD_RUNS times (default 3) for PAYD_LOAD_SECONDS
+// (default 10) with 64 connections; the medians and ratios are printed.
+func TestLoad(t *testing.T) {
+	if os.Getenv("PAYD_LOAD") == "" {
+		t.Skip("set PAYD_LOAD=1 to run the load benchmark (needs wrk)")
+	}
+	if _, err := exec.LookPath("wrk"); err != nil {
+		t.Skip("wrk is not installed (apt-get install wrk)")
+	}
+	runs, secs := envInt("PAYD_LOAD_RUNS", 3), envInt("PAYD_LOAD_SECONDS", 10)
+	lua := writeLua(t)
+	type target struct {
+		name, url, script string
+	}
+	var targets []target
+
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeRaw(w, http.StatusOK, "application/json", []byte(`{"data":{"kind":"exchange_rates"}}`))
+	}))
+	defer bare.Close()
+	targets = append(targets, target{"bare net/http GET", bare.URL + "/", ""})
+
+	insertDB := storetest.OpenSQLite(t)
+	bareInsert := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := benchInsert(r.Context(), insertDB); err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		writeRaw(w, http.StatusCreated, "application/json", []byte(`{"data":{}}`))
+	}))
+	defer bareInsert.Close()
+	targets = append(targets, target{"bare group-committed SQLite insert (FULL)", bareInsert.URL + "/", lua})
+
+	dbs := []*store.DB{storetest.OpenSQLite(t)}
+	if os.Getenv("PAYD_TEST_POSTGRES") != "" {
+		dbs = append(dbs, storetest.OpenPostgres(t))
+	}
+	for _, db := range dbs {
+		b := setup(t, db, route{method: "POST", path: "/_test/objects", access: access{area: payd.AreaPayments, level: payd.AccessWrite}, h: benchCreate(db)})
+		b.srv.log = slog.New(slog.DiscardHandler) // keep the access log off the measurement
+		tb := b.newBusiness(false)
+		if db.Dialect() == "sqlite" {
+			targets = append(targets, target{"payd GET /exchange-rates (key, sqlite)", b.base + "/exchange-rates?key=" + tb.live, lua})
+		}
+		targets = append(targets, target{"payd idempotent POST (key, " + db.Dialect() + ")", b.base + "/_test/objects?key=" + tb.live, lua})
+	}
+
+	results := map[string]loadResult{}
+	for _, tg := range targets {
+		var rps, p50, p99 []float64
+		for i := 0; i < runs; i++ {
+			r := runWrk(t, tg.url, tg.script, secs)
+			rps, p50, p99 = append(rps, r.rps), append(p50, r.p50), append(p99, r.p99)
+		}
+		results[tg.name] = loadResult{median(rps), median(p50), median(p99)}
+		t.Logf("%-45s %9.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (runs: %v)", tg.name, median(rps), median(p50), median(p99), rps)
+	}
+	get, post := results["payd GET /exchange-rates (key, sqlite)"], results["payd idempotent POST (key, sqlite)"]
+	t.Logf("GET  full chain / bare handler:        %.0f%%", 100*get.rps/results["bare net/http GET"].rps)
+	t.Logf("POST full chain / bare SQLite insert:  %.0f%%", 100*post.rps/results["bare group-committed SQLite insert (FULL)"].rps)
+}
+
+type loadResult struct{ rps, p50, p99 float64 }
+
+// benchCreate is the small object the POST measurement creates: one row,
+// written through the same store call as the bare insert handler.
+func benchCreate(db *store.DB) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var req thingRequest
+		if err := decode(r, &req); err != nil {
+			return err
+		}
+		if err := benchInsert(r.Context(), db); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusCreated, single{map[string]string{"id": payd.NewID("obj_"), "name": req.Name}})
+		return nil
+	}
+}
+
+func benchInsert(ctx context.Context, db *store.DB) error {
+	return db.SetPause(ctx, payd.Pause{Name: "bench:" + payd.NewID(""), Reason: "load test"})
+}
+
+// writeLua writes the wrk script: POSTs carry a unique Idempotency-Key, and
+// the key query parameter becomes the Authorization header.
+func writeLua(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "post.lua")
+	script := `
+local n = 0
+local tid = 0
+function setup(thread) thread:set("tid", tid); tid = tid + 1 end
+function init(args)
+  local key = wrk.path:match("key=([%w_]+)")
+  wrk.path = wrk.path:gsub("%?key=.*", "")
+  if key then wrk.headers["Authorization"] = "Bearer " .. key end
+  wrk.headers["Content-Type"] = "application/json"
+  if not wrk.path:match("exchange%-rates") then wrk.method = "POST"; wrk.body = '{"name":"widget"}' end
+end
+function request()
+  n = n + 1
+  if wrk.method == "POST" then
+    wrk.headers["Idempotency-Key"] = "load-" .. tid .. "-" .. n .. "-" .. math.random(1000000000)
+  end
+  return wrk.format()
+end
+`
+	if err := os.WriteFile(p, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var (
+	rpsRe = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	latRe = regexp.MustCompile(`(?m)^\s+(50|99)(?:\.000)?%\s+([0-9.]+)(us|ms|s)`)
+	badRe = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
+)
+
+// runWrk runs wrk once and parses requests/s and the p50/p99 latencies.
+func runWrk(t *testing.T, url, script string, secs int) loadResult {
+	t.Helper()
+	args := []string{"-t2", "-c64", "-d" + strconv.Itoa(secs) + "s", "--latency"}
+	if script != "" {
+		args = append(args, "-s", script)
+	}
+	out, err := exec.Command("wrk", append(args, url)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("wrk: %v\n%s", err, out)
+	}
+	if m := badRe.FindSubmatch(out); m != nil {
+		t.Fatalf("%s: %s non-2xx responses\n%s", url, m[1], out)
+	}
+	var r loadResult
+	if m := rpsRe.FindSubmatch(out); m != nil {
+		r.rps, _ = strconv.ParseFloat(string(m[1]), 64)
+	}
+	for _, m := range latRe.FindAllSubmatch(out, -1) {
+		v, _ := strconv.ParseFloat(string(m[2]), 64)
+		v *= map[string]float64{"us": 0.001, "ms": 1, "s": 1000}[string(m[3])]
+		if string(m[1]) == "50" {
+			r.p50 = v
+		} else {
+			r.p99 = v
+		}
+	}
+	return r
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,69 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"sync"
+
+	"payd"
+	"payd/money"
+)
+
+// exchangeRates is the wire form of payd.ExchangeRates (spec 2.8).
+type exchangeRates struct {
+	ID        string                         `json:"id"`
+	Kind      string                         `json:"kind"`
+	Coins     map[money.Asset]coinPrice      `json:"coins"`
+	Fiat      map[money.Currency]fiatUSDRate `json:"fiat"`
+	CreatedAt Time                           `json:"created_at"`
+}
+
+type coinPrice struct {
+	PriceUSD int64 `json:"price_usd"`
+}
+
+// fiatUSDRate carries the exact decimal as a JSON number, never via float64.
+type fiatUSDRate struct {
+	USDRate json.Number `json:"usd_rate"`
+}
+
+func toExchangeRates(x *payd.ExchangeRates) exchangeRates {
+	out := exchangeRates{ID: x.ID, Kind: "exchange_rates", CreatedAt: Time(x.CreatedAt),
+		Coins: map[money.Asset]coinPrice{}, Fiat: map[money.Currency]fiatUSDRate{}}
+	for a, cents := range x.Coins {
+		out.Coins[a] = coinPrice{cents}
+	}
+	for c, r := range x.Fiat {
+		out.Fiat[c] = fiatUSDRate{json.Number(r.String())}
+	}
+	return out
+}
+
+// ratesBody caches the encoded response of the newest snapshot: rates change
+// once a minute and are read on every page view.
+type ratesBody struct {
+	mu   sync.Mutex
+	id   string
+	body []byte
+}
+
+// getExchangeRates serves GET /exchange-rates (spec 4.4).
+func (s *Server) getExchangeRates(w http.ResponseWriter, r *http.Request) error {
+	x, err := s.rates.Latest(r.Context())
+	if err != nil {
+		return err
+	}
+	s.ratesBody.mu.Lock()
+	body := s.ratesBody.body
+	if s.ratesBody.id != x.ID || body == nil {
+		body, err = json.Marshal(single{toExchangeRates(x)})
+		if err != nil {
+			s.ratesBody.mu.Unlock()
+			return err
+		}
+		s.ratesBody.id, s.ratesBody.body = x.ID, body
+	}
+	s.ratesBody.mu.Unlock()
+	writeRaw(w, http.StatusOK, "application/json", body)
+	return nil
+}

@@ -1,0 +1,73 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"payd"
+	"payd/clock"
+)
+
+// ReaperStore is what the reaper deletes from.
+type ReaperStore interface {
+	DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int, error)
+	DeleteExpiredRateCounters(ctx context.Context, now time.Time) (int, error)
+}
+
+// Reaper deletes idempotency records past their 24 hours and rate-limit
+// windows that have ended. Deleting by expiry is idempotent, so any number
+// of replicas may run it.
+type Reaper struct {
+	store    ReaperStore
+	clock    clock.Clock
+	log      *slog.Logger
+	interval time.Duration
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// NewReaper returns a reaper that runs every interval.
+func NewReaper(st ReaperStore, clk clock.Clock, log *slog.Logger, interval time.Duration) *Reaper {
+	return &Reaper{store: st, clock: clk, log: log, interval: interval}
+}
+
+// Start runs the loop in the background until Stop.
+func (rp *Reaper) Start(ctx context.Context) {
+	rp.stop = make(chan struct{})
+	rp.wg.Add(1)
+	go func() {
+		defer rp.wg.Done()
+		for clock.Sleep(rp.clock, rp.interval, rp.stop) {
+			if err := rp.runOnce(ctx); err != nil {
+				rp.log.Error("reaper", slog.Any("error", err))
+			}
+		}
+	}()
+}
+
+// Stop ends the loop and waits for a pass in progress to finish.
+func (rp *Reaper) Stop() {
+	close(rp.stop)
+	rp.wg.Wait()
+}
+
+// runOnce deletes what has expired by now.
+func (rp *Reaper) runOnce(ctx context.Context) (err error) {
+	defer payd.Wrap(&err, "api.Reaper.runOnce")
+	now := rp.clock.Now()
+	n, err := rp.store.DeleteExpiredIdempotencyKeys(ctx, now)
+	if err != nil {
+		return err
+	}
+	m, err := rp.store.DeleteExpiredRateCounters(ctx, now)
+	if err != nil {
+		return err
+	}
+	if n+m > 0 {
+		rp.log.Debug("reaped", slog.Int("idempotency_keys", n), slog.Int("rate_counters", m))
+	}
+	return nil
+}

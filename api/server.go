@@ -1,0 +1,151 @@
+// Package api is payd's JSON API: routing, the common behaviour of every
+// request (request ids, errors, strict JSON, authentication, idempotency,
+// rate limits, pauses) and one handler file per resource.
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"payd"
+	"payd/clock"
+)
+
+// BasePath is where the API lives; its version is part of the path (spec 9).
+const BasePath = "/api/v1"
+
+// RateProvider gives the exchange rates in force.
+type RateProvider interface {
+	// Latest returns the newest snapshot, or upstream_unavailable when there is none.
+	Latest(ctx context.Context) (*payd.ExchangeRates, error)
+}
+
+// Options are the API server's dependencies and settings; cmd/payd fills them.
+type Options struct {
+	Store payd.Store
+	Clock clock.Clock
+	Log   *slog.Logger
+	Rates RateProvider
+	// Counter counts rate-limit hits: in memory for one SQLite process, in
+	// the database on PostgreSQL so that replicas share one budget.
+	Counter RateCounter
+	// Dev enables the devnet routes and the test clock.
+	Dev bool
+	// DevClock is the clock that POST /devnet/clock moves; required with Dev.
+	DevClock *clock.Offset
+	// TrustedProxies are the peers whose X-Forwarded-For is believed when
+	// finding a client's address for rate limits.
+	TrustedProxies []netip.Prefix
+	// KeyCacheTTL bounds how long an authenticated key is trusted without a
+	// database read; a revoked key stops working on every replica within it.
+	KeyCacheTTL time.Duration
+}
+
+// Server is the API's http.Handler.
+type Server struct {
+	store   payd.Store
+	clock   clock.Clock
+	log     *slog.Logger
+	rates   RateProvider
+	limiter *limiter
+	keys    *keyCache
+	pauses  *pauseCache
+	cursors cursorCodec
+	opts    Options
+	mux     *http.ServeMux
+	// ratesBody caches the encoded newest exchange rates.
+	ratesBody ratesBody
+	routes    []route
+}
+
+// New builds the server. It loads the cursor signing key, shared by every
+// replica through the database.
+func New(ctx context.Context, o Options) (*Server, error) {
+	if o.Store == nil || o.Clock == nil || o.Log == nil || o.Rates == nil || o.Counter == nil {
+		return nil, fmt.Errorf("api.New: Store, Clock, Log, Rates and Counter are required")
+	}
+	if o.Dev && o.DevClock == nil {
+		return nil, fmt.Errorf("api.New: Dev needs DevClock")
+	}
+	if o.KeyCacheTTL == 0 {
+		o.KeyCacheTTL = 2 * time.Second
+	}
+	secret, err := o.Store.EnsureSetting(ctx, "cursor_key", payd.RandomString(43))
+	if err != nil {
+		return nil, fmt.Errorf("api.New: cursor key: %w", err)
+	}
+	s := &Server{
+		store: o.Store, clock: o.Clock, log: o.Log, rates: o.Rates, opts: o,
+		limiter: newLimiter(o.Counter, o.Clock, rateRules),
+		keys:    newKeyCache(o.Store, o.Clock, o.KeyCacheTTL),
+		pauses:  newPauseCache(o.Store, o.Clock, time.Second),
+		cursors: cursorCodec{key: []byte(secret)},
+		mux:     http.NewServeMux(),
+	}
+	s.routes = s.routeTable()
+	for _, rt := range s.routes {
+		s.mux.Handle(rt.method+" "+BasePath+rt.path, s.wrap(rt))
+	}
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	return s, nil
+}
+
+// Handle mounts another handler (the hosted pages, the dashboard) beside the
+// API; patterns under BasePath belong to the API.
+func (s *Server) Handle(pattern string, h http.Handler) {
+	s.mux.Handle(pattern, h)
+}
+
+// ServeHTTP routes a request. A path that exists for other methods answers
+// 405 with an empty body and no request id (spec 7.1); any other unknown
+// path answers 404 not_found.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		h.ServeHTTP(w, r)
+		return
+	}
+	if allow := s.allowed(r); len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	s.wrap(route{access: access{public: true}, h: notFound}).ServeHTTP(w, r)
+}
+
+// allowed lists the methods the request's path does exist for.
+func (s *Server) allowed(r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, p := s.mux.Handler(probe); p != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func notFound(w http.ResponseWriter, r *http.Request) error {
+	return payd.Errorf(payd.ErrNotFound, "no route %s %s", r.Method, r.URL.Path)
+}
+
+// healthz answers 200 once the server can reach its database.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if _, err := s.store.Pauses(ctx); err != nil {
+		s.log.WarnContext(ctx, "health check failed", slog.Any("error", err))
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"log/slog"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Config is payd's one configuration. Each field is a flag; a flag not given
+// on the command line takes its PAYD_* variable (--log-level reads
+// PAYD_LOG_LEVEL), then its default.
+type Config struct {
+	Addr      string
+	Database  string
+	Dev       bool
+	PublicURL string
+	WalletURL string
+	LogLevel  string
+	LogFormat string
+	// TrustedProxies is a comma-separated list of CIDRs whose
+	// X-Forwarded-For is believed for per-IP limits.
+	TrustedProxies  string
+	RateRefresh     time.Duration
+	RateMaxAge      time.Duration
+	ShutdownTimeout time.Duration
+}
+
+// newFlagSet defines the Config flags every command shares.
+func (c *Config) newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.Database, "database", "sqlite:./payd.db", "database: sqlite:PATH or postgres://...")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
+	return fs
+}
+
+// addServeFlags defines the flags only `serve` uses.
+func (c *Config) addServeFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.BoolVar(&c.Dev, "dev", false, "development mode: devnet, static rates, test clock")
+	fs.StringVar(&c.PublicURL, "public-url", "", "public base URL of this server (default http://ADDR)")
+	fs.StringVar(&c.WalletURL, "wallet-url", "", "wallet base URL (default PUBLIC_URL/wallet/v1)")
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", "", "comma-separated CIDRs of proxies whose X-Forwarded-For is trusted")
+	fs.DurationVar(&c.RateRefresh, "rate-refresh", time.Minute, "how often exchange rates are fetched")
+	fs.DurationVar(&c.RateMaxAge, "rate-max-age", 10*time.Minute, "oldest exchange rate a checkout may quote")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long SIGTERM waits for in-flight requests")
+}
+
+// parse parses args, then fills every flag not given from its PAYD_* variable.
+func parse(fs *flag.FlagSet, args []string, getenv func(string) string) error {
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		env := "PAYD_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v := getenv(env); v != "" && !given[f.Name] && err == nil {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = usagef("%s=%q: %v", env, v, e)
+			}
+		}
+	})
+	return err
+}
+
+// logger builds the process logger.
+func (c *Config) logger(w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return nil, usagef("--log-level %q: use debug, info, warn or error", c.LogLevel)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch c.LogFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, usagef("--log-format %q: use text or json", c.LogFormat)
+}
+
+// proxies parses TrustedProxies.
+func (c *Config) proxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range strings.Split(c.TrustedProxies, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return nil, usagef("--trusted-proxies: %q is not a CIDR", s)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// urls returns the API and wallet base URLs for the address actually bound.
+func (c *Config) urls(bound string) (apiBase, walletBase string, err error) {
+	public := c.PublicURL
+	if public == "" {
+		public = "http://" + bound
+	}
+	u, err := url.Parse(public)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", "", usagef("--public-url %q must be an http(s) URL", public)
+	}
+	public = strings.TrimRight(public, "/")
+	walletBase = c.WalletURL
+	if walletBase == "" {
+		walletBase = public + "/wallet/v1"
+	}
+	return public + "/api/v1", strings.TrimRight(walletBase, "/"), nil
+}
+
+// redactDSN hides a password in a database address before it is logged.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+func checkNoArgs(fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+

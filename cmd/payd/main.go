@@ -1,0 +1,76 @@
+// Command payd is the payd service and its operator's tool: serve, migrate,
+// business create, keys create|revoke, pause and resume.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		var u usageError
+		fmt.Fprintln(os.Stderr, "payd:", err)
+		if errors.As(err, &u) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// usageError is a mistake on the command line (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+const usage = `payd: self-hosted payment acceptance
+
+Usage:
+  payd serve [--dev] [--addr HOST:PORT] [--database DSN]
+  payd migrate [--database DSN]
+  payd business create --name NAME --email EMAIL [--live] [--json]
+  payd keys create --business BIZ_ID --permissions AREA:LEVEL,... [--test] [--json]
+  payd keys revoke --business BIZ_ID --id KEY_ID
+  payd pause checkouts|card|signups|network:NAME [--reason TEXT]
+  payd resume checkouts|card|signups|network:NAME
+  payd pause --list
+
+DSN is sqlite:PATH (default sqlite:./payd.db) or postgres://...
+Every flag can also be set as a PAYD_* variable (see the README).
+`
+
+// run is payd's whole program, callable from tests.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usagef("a command is required")
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return runServe(ctx, rest, getenv, stdout, stderr)
+	case "migrate":
+		return runMigrate(ctx, rest, getenv, stdout, stderr)
+	case "business":
+		return runBusiness(ctx, rest, getenv, stdout, stderr)
+	case "keys":
+		return runKeys(ctx, rest, getenv, stdout, stderr)
+	case "pause", "resume":
+		return runPause(ctx, cmd, rest, getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return usagef("unknown command %q", cmd)
+}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"payd"
+	"payd/clock"
+	"payd/rate"
+)
+
+// newRates starts the exchange-rate refresher: the static table with --dev,
+// the public sources (Coinbase, Kraken, CoinGecko for coins; the ECB for
+// fiat) combined by median otherwise.
+func newRates(ctx context.Context, cfg *Config, st payd.RateStore, clk clock.Clock, log *slog.Logger) (*rate.Refresher, error) {
+	var sources []payd.RateSource
+	if cfg.Dev {
+		sources = []payd.RateSource{rate.NewStatic(rate.DevQuotes())}
+	} else {
+		// Proxies from the environment are ignored: rate fetches go direct.
+		client := &http.Client{Timeout: rate.FetchTimeout + 5*time.Second, Transport: &http.Transport{Proxy: nil}}
+		sources = []payd.RateSource{
+			rate.NewCoinbase(client, ""), rate.NewKraken(client, ""),
+			rate.NewCoinGecko(client, "", ""), rate.NewECB(client, "", clk),
+		}
+	}
+	r := rate.NewRefresher(sources, st, clk, log, cfg.RateRefresh, cfg.RateMaxAge)
+	r.Start(ctx)
+	return r, nil
+}

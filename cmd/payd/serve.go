@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"payd/api"
+	"payd/clock"
+	"payd/store"
+)
+
+// runServe starts everything in one process: the API, the background
+// workers and, with --dev, the devnet and the test clock. SIGTERM (ctx
+// done) drains in-flight requests, then stops the workers.
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var cfg Config
+	fs := cfg.newFlagSet("serve", stderr)
+	cfg.addServeFlags(fs)
+	if err := parse(fs, args, getenv); err != nil {
+		return err
+	}
+	if err := checkNoArgs(fs); err != nil {
+		return err
+	}
+	log, err := cfg.logger(stderr)
+	if err != nil {
+		return err
+	}
+	proxies, err := cfg.proxies()
+	if err != nil {
+		return err
+	}
+	var clk clock.Clock = clock.Real{}
+	var devClock *clock.Offset
+	if cfg.Dev {
+		devClock = clock.NewOffset()
+		clk = devClock
+	}
+	db, err := store.Open(ctx, cfg.Database, clk, log)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	rates, err := newRates(ctx, &cfg, db, clk, log)
+	if err != nil {
+		return err
+	}
+	defer rates.Stop()
+	var counter api.RateCounter = api.NewMemoryCounter(clk)
+	if db.Dialect() == "postgres" {
+		counter = db // replicas share one budget
+	}
+	srv, err := api.New(ctx, api.Options{Store: db, Clock: clk, Log: log, Rates: rates, Counter: counter,
+		Dev: cfg.Dev, DevClock: devClock, TrustedProxies: proxies})
+	if err != nil {
+		return err
+	}
+	reaper := api.NewReaper(db, clk, log, time.Minute)
+	reaper.Start(ctx)
+	defer reaper.Stop()
+	return listenAndServe(ctx, &cfg, srv, log)
+}
+
+// listenAndServe serves until ctx is done, then shuts down gracefully.
+func listenAndServe(ctx context.Context, cfg *Config, h http.Handler, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	apiBase, walletBase, err := cfg.urls(ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	mode := "production"
+	if cfg.Dev {
+		mode = "dev"
+	}
+	hs := &http.Server{
+		Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("payd started", slog.String("api_base_url", apiBase), slog.String("wallet_base_url", walletBase),
+		slog.String("database", redactDSN(cfg.Database)), slog.String("mode", mode))
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining in-flight requests", slog.Duration("timeout", cfg.ShutdownTimeout))
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// runMigrate applies the embedded migrations and exits.
+func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var cfg Config
+	fs := cfg.newFlagSet("migrate", stderr)
+	if err := parse(fs, args, getenv); err != nil {
+		return err
+	}
+	if err := checkNoArgs(fs); err != nil {
+		return err
+	}
+	db, err := openStore(ctx, &cfg, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "migrated %s\n", redactDSN(cfg.Database))
+	return db.Close()
+}
