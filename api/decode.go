@@ -87,7 +87,7 @@ func checkJSON(body []byte, root *jsonShape) *payd.Error {
 		return err
 	}
 	if s.skipSpace(); s.pos < len(s.data) {
-		return payd.FieldError("body", "the request body has more data after the JSON object %s; send exactly one object", s.position())
+		return payd.FieldError("body", "the request body has more data after its JSON value %s; send exactly one object", s.position())
 	}
 	if first != '{' {
 		return payd.FieldError("body", "the request body must be a JSON object, not %s", jsonKindName(first))
@@ -343,7 +343,7 @@ func (s *jsonScanner) checkMapKey(ks *jsonShape, key string) {
 		err = reflect.New(ks.typ).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(key))
 	}
 	if err != nil {
-		s.failf("key %q of %s is not valid", key, s.parentSubject())
+		s.failf("key %q of %s is not valid", shortenKey(key), s.parentSubject())
 	}
 }
 
@@ -475,15 +475,26 @@ func (s *jsonScanner) unmarshal(sh *jsonShape, raw []byte) {
 	s.decodeErr(u.UnmarshalJSON(raw))
 }
 
-// decodeErr records the error of a type's own decoding method, keeping the
-// message of a payd error and always naming the field by its path.
+// decodeErr records the error of a type's own decoding method, always
+// naming the field by its path. A payd error's message is kept as written
+// for clients; encoding/json's (from a nested json.Unmarshal) name Go types
+// and are left out; any other error's text follows "is not valid".
 func (s *jsonScanner) decodeErr(err error) {
 	if err == nil || s.err != nil {
 		return
 	}
-	msg := fmt.Sprintf("%s is not valid: %v", s.subject(), err)
-	if pe := (*payd.Error)(nil); errors.As(err, &pe) && pe.Message != "" {
+	msg := fmt.Sprintf("%s is not valid", s.subject())
+	var (
+		pe *payd.Error
+		te *json.UnmarshalTypeError
+		se *json.SyntaxError
+	)
+	switch {
+	case errors.As(err, &pe) && pe.Message != "":
 		msg = pe.Message
+	case errors.As(err, &te), errors.As(err, &se):
+	default:
+		msg += ": " + err.Error()
 	}
 	s.fail(&payd.Error{Code: payd.ErrInvalidRequest, Field: s.field(), Message: msg})
 }

@@ -43,6 +43,20 @@ func (c *decodeCode) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// decodeWrapped decodes itself with a nested json.Unmarshal, whose errors
+// name Go types and must not reach clients.
+type decodeWrapped struct{ N int }
+
+// UnmarshalJSON reads an object {"n": integer}.
+func (w *decodeWrapped) UnmarshalJSON(b []byte) error {
+	var v struct {
+		N int `json:"n"`
+	}
+	err := json.Unmarshal(b, &v)
+	w.N = v.N
+	return err
+}
+
 // decodeLevel decodes itself from text and refuses with a plain error.
 type decodeLevel int
 
@@ -81,6 +95,7 @@ type decodeReq struct {
 	Counts   map[int]int       `json:"counts"`
 	Pair     [2]int            `json:"pair"`
 	Num      json.Number       `json:"num"`
+	Wrapped  *decodeWrapped    `json:"wrapped"`
 	Untagged string
 	hidden   string
 }
@@ -118,6 +133,7 @@ func TestDecodeJSONAccepts(t *testing.T) {
 		{"integer keys", `{"counts":{"1":2,"-3":4}}`, decodeReq{Counts: map[int]int{1: 2, -3: 4}}},
 		{"array", `{"pair":[1,2]}`, decodeReq{Pair: [2]int{1, 2}}},
 		{"json.Number", `{"num":1.50}`, decodeReq{Num: "1.50"}},
+		{"nested unmarshaler", `{"wrapped":{"n":3}}`, decodeReq{Wrapped: &decodeWrapped{N: 3}}},
 		{"embeddedStruct", `{"reference":"r1"}`, decodeReq{decodeBase: decodeBase{Reference: "r1"}}},
 		{"untagged field", `{"Untagged":"u"}`, decodeReq{Untagged: "u"}},
 		{"whitespace around", " \n{ \"amount\" : 1 }\n ", decodeReq{Amount: 1}},
@@ -174,7 +190,7 @@ var decodeRefusals = []decodeRefusal{
 	{"number", `1`, payd.ErrInvalidRequest, "body", "not a number"},
 	{"null", `null`, payd.ErrInvalidRequest, "body", "not null"},
 	{"boolean", `true`, payd.ErrInvalidRequest, "body", "not a boolean"},
-	{"trailing garbage", `{} x`, payd.ErrInvalidRequest, "body", "more data after the JSON object at line 1, column 4"},
+	{"trailing garbage", `{} x`, payd.ErrInvalidRequest, "body", "more data after its JSON value at line 1, column 4"},
 	{"two objects", `{}{}`, payd.ErrInvalidRequest, "body", "exactly one object"},
 	{"extra brace", `{"amount":1}}`, payd.ErrInvalidRequest, "body", ""},
 	{"trailing NUL", "{}\x00", payd.ErrInvalidRequest, "body", ""},
@@ -225,6 +241,7 @@ var decodeRefusals = []decodeRefusal{
 	{"text unmarshaler number", `{"level":1}`, payd.ErrInvalidRequest, "level", "must be a string"},
 	{"unmarshaler refuses", `{"code":"x"}`, payd.ErrInvalidRequest, "code", "code must be a string starting with c_"},
 	{"unmarshaler nested in map key", `{"counts":{"x":1}}`, payd.ErrInvalidRequest, "counts.x", `key "x" of field counts`},
+	{"nested encoding/json error", `{"wrapped":{"n":"x"}}`, payd.ErrInvalidRequest, "wrapped", "field wrapped is not valid"},
 	{"quoted unquoted", `{"quoted":12}`, payd.ErrInvalidRequest, "quoted", "a string holding an integer"},
 	{"quoted not a number", `{"quoted":"x"}`, payd.ErrInvalidRequest, "quoted", ""},
 	{"quoted with space", `{"quoted":" 1"}`, payd.ErrInvalidRequest, "quoted", ""},
@@ -285,7 +302,7 @@ func TestDecodeJSONRefuses(t *testing.T) {
 			if !strings.Contains(pe.Message, tt.msg) {
 				t.Errorf("decodeJSON(%q) message %q, want it to contain %q", tt.body, pe.Message, tt.msg)
 			}
-			for _, goName := range []string{"int64", "int8", "uint32", "float64", "decodeReq", "api.", "map[", "reflect", "json:"} {
+			for _, goName := range []string{"int64", "int8", "uint32", "float64", "decodeReq", "api.", "map[", "reflect", "json:", "Go "} {
 				if strings.Contains(pe.Message, goName) {
 					t.Errorf("decodeJSON(%q) message %q leaks the Go name %q", tt.body, pe.Message, goName)
 				}
@@ -371,7 +388,7 @@ func FuzzDecodeJSON(f *testing.F) {
 	}
 	f.Add([]byte(`{"amount":1,"currency":"usd","metadata":{"a":"b"},"items":[{"name":"x","qty":2}],"customer":{"email":"e","name":null}}`))
 	f.Add([]byte(`{"extra":{"a":[1,{"b":null}]},"any":[1.5,"\ud83d\ude00",true],"data":"aGk=","code":"c_1","level":"low"}`))
-	f.Add([]byte(`{"quoted":"12","counts":{"7":1},"pair":[1],"num":-0.5e-3,"reference":"r","Untagged":""}`))
+	f.Add([]byte(`{"quoted":"12","counts":{"7":1},"pair":[1],"num":-0.5e-3,"reference":"r","Untagged":"","wrapped":{"n":1}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var got decodeReq
 		err := decodeJSON(body, &got)

@@ -113,8 +113,9 @@ func writeLua(t *testing.T) string {
 	p := filepath.Join(t.TempDir(), "post.lua")
 	script := `
 local n = 0
-local tid = 0
-function setup(thread) thread:set("tid", tid); tid = tid + 1 end
+local threads = 0
+-- setup runs in the main state; tid becomes a global of each thread's state.
+function setup(thread) thread:set("tid", threads); threads = threads + 1 end
 function init(args)
   local key = wrk.path:match("key=([%w_]+)")
   wrk.path = wrk.path:gsub("%?key=.*", "")
@@ -128,6 +129,10 @@ function request()
     wrk.headers["Idempotency-Key"] = "load-" .. tid .. "-" .. n .. "-" .. math.random(1000000000)
   end
   return wrk.format()
+end
+local shown = false
+function response(status, headers, body)
+  if status >= 300 and not shown then shown = true; io.write("first failure: ", status, " ", body, "\n") end
 end
 `
 	if err := os.WriteFile(p, []byte(script), 0o644); err != nil {
