@@ -54,17 +54,19 @@ func authorize(rt route, k *payd.APIKey, biz *payd.Business) error {
 // bearer extracts the key from the Authorization header, which must be
 // exactly "Bearer <key>" with a well-formed payd key.
 func bearer(values []string) (string, error) {
-	bad := payd.Errorf(payd.ErrInvalidAPIKey, "the Authorization header must be \"Bearer <secret key>\" with a valid key")
+	bad := func() error {
+		return &payd.Error{Code: payd.ErrInvalidAPIKey, Message: `the Authorization header must be "Bearer <secret key>" with a valid key`}
+	}
 	if len(values) != 1 {
-		return "", bad
+		return "", bad()
 	}
 	scheme, secret, ok := strings.Cut(values[0], " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", bad
+		return "", bad()
 	}
 	kind, _, ok := payd.ParseAPIKey(secret)
 	if !ok {
-		return "", bad
+		return "", bad()
 	}
 	if kind == payd.KeyPublishable {
 		return "", payd.Errorf(payd.ErrInvalidAPIKey, "a publishable key cannot call the API; use a secret or restricted key")
@@ -104,7 +106,7 @@ func (kc *keyCache) lookup(ctx context.Context, secret string) (*payd.APIKey, *p
 	if ok && now.Before(e.until) {
 		return e.key, e.biz, nil
 	}
-	invalid := payd.Errorf(payd.ErrInvalidAPIKey, "this API key is not valid or has been revoked")
+	invalid := &payd.Error{Code: payd.ErrInvalidAPIKey, Message: "this API key is not valid or has been revoked"}
 	k, err := kc.store.APIKeyByHash(ctx, hash)
 	if payd.IsNotFound(err) {
 		return nil, nil, invalid

@@ -27,7 +27,7 @@ import (
 // bundle is one running API server on a loopback port with what a test
 // needs to drive it.
 type bundle struct {
-	t      *testing.T
+	t      testing.TB
 	db     *store.DB
 	clock  *clock.Offset
 	srv    *Server
@@ -54,7 +54,7 @@ func testRates(now time.Time) *payd.ExchangeRates {
 
 // setup starts a dev-mode server on db; extra routes let tests exercise the
 // common chain on rules that no product route uses yet.
-func setup(t *testing.T, db *store.DB, extra ...route) *bundle {
+func setup(t testing.TB, db *store.DB, extra ...route) *bundle {
 	t.Helper()
 	clk := clock.NewOffset()
 	logs := &syncBuffer{}
@@ -79,7 +79,7 @@ func setup(t *testing.T, db *store.DB, extra ...route) *bundle {
 }
 
 // loadRouter parses the OpenAPI document, which must itself be valid.
-func loadRouter(t *testing.T, base string) routers.Router {
+func loadRouter(t testing.TB, base string) routers.Router {
 	t.Helper()
 	doc, err := openapi3.NewLoader().LoadFromData(OpenAPIDocument())
 	if err != nil {
@@ -104,7 +104,7 @@ type response struct {
 }
 
 // json decodes the body into a generic value for assertions.
-func (r *response) json(t *testing.T) map[string]any {
+func (r *response) json(t testing.TB) map[string]any {
 	t.Helper()
 	var v map[string]any
 	if err := json.Unmarshal(r.body, &v); err != nil {
@@ -114,7 +114,7 @@ func (r *response) json(t *testing.T) map[string]any {
 }
 
 // errorCode returns error.code, failing the test when there is none.
-func (r *response) errorCode(t *testing.T) (code, field string) {
+func (r *response) errorCode(t testing.TB) (code, field string) {
 	t.Helper()
 	e, ok := r.json(t)["error"].(map[string]any)
 	if !ok {

@@ -86,6 +86,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call, rt route
 // readBody reads the whole body up to the limit, so that handlers decode
 // from memory and idempotency can hash exactly what was sent.
 func readBody(r *http.Request, c *call) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
 	if r.ContentLength > maxBody {
 		return payd.Errorf(payd.ErrPayloadTooLarge, "the request body is larger than 1 MiB")
 	}
