@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"payd"
+	"payd/clock"
 )
 
 // maxBody is the request body limit (spec 8.1).
@@ -19,7 +20,9 @@ const maxBody = 1 << 20
 
 // call is what the common chain learns about a request, for the handler.
 type call struct {
-	id    string
+	id string
+	// start is wall time, not the service clock: the test clock may jump
+	// during a request, and the access log reports how long it really took.
 	start time.Time
 	body  []byte
 	key   *payd.APIKey   // nil on public routes called without a key
@@ -44,7 +47,7 @@ func requestID(ctx context.Context) string { return callOf(ctx).id }
 // access log, rate limit, authentication, body limits, pauses, idempotency.
 func (s *Server) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c := &call{id: payd.NewID(payd.PrefixRequest), start: s.clock.Now()}
+		c := &call{id: payd.NewID(payd.PrefixRequest), start: clock.Real{}.Now()}
 		w.Header().Set("Service-Request-Id", c.id)
 		r = r.WithContext(context.WithValue(r.Context(), callKey{}, c))
 		sw := &statusWriter{ResponseWriter: w}
@@ -153,7 +156,7 @@ func (s *Server) logRequest(w *statusWriter, r *http.Request, c *call) {
 	attrs := []slog.Attr{
 		slog.String("request_id", c.id), slog.String("method", r.Method),
 		slog.String("path", r.URL.Path), slog.Int("status", w.status),
-		slog.Duration("duration", s.clock.Now().Sub(c.start)),
+		slog.Duration("duration", clock.Real{}.Now().Sub(c.start)),
 	}
 	if c.biz != nil {
 		attrs = append(attrs, slog.String("business", c.biz.ID))
