@@ -77,7 +77,10 @@ type Store interface {
 	Queries
 	// Tx runs fn in one write transaction and commits if fn returns nil.
 	// Busy and serialization failures are retried; fn may run more than once.
-	Tx(ctx context.Context, fn func(q Queries) error) error
+	// fn must use the ctx it is given: store calls made with it (including a
+	// nested Tx) join the transaction, where the outer ctx could wait forever
+	// for SQLite's single writer, which is busy running fn.
+	Tx(ctx context.Context, fn func(ctx context.Context, q Queries) error) error
 	// Dialect names the database: "sqlite" or "postgres".
 	Dialect() string
 	// Close releases the database.

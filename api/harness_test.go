@@ -286,7 +286,7 @@ func (b *bundle) newBusiness(live bool) *testBusiness {
 	tb.live, tb.liveKey = payd.NewAPIKey(biz.ID, payd.KeySecret, payd.ModeLive, nil, now)
 	tb.test, tb.testKey = payd.NewAPIKey(biz.ID, payd.KeySecret, payd.ModeTest, nil, now)
 	tb.pub, tb.pubKey = payd.NewAPIKey(biz.ID, payd.KeyPublishable, payd.ModeLive, nil, now)
-	err = b.db.Tx(context.Background(), func(q payd.Queries) error {
+	err = b.db.Tx(context.Background(), func(ctx context.Context, q payd.Queries) error {
 		if err := q.CreateBusiness(context.Background(), biz); err != nil {
 			return err
 		}

@@ -86,7 +86,7 @@ func createBusiness(ctx context.Context, db payd.Store, name, email string, live
 	sk, skRec := payd.NewAPIKey(b.ID, payd.KeySecret, payd.ModeLive, nil, now)
 	tk, tkRec := payd.NewAPIKey(b.ID, payd.KeySecret, payd.ModeTest, nil, now)
 	pk, pkRec := payd.NewAPIKey(b.ID, payd.KeyPublishable, payd.ModeLive, nil, now)
-	err = db.Tx(ctx, func(q payd.Queries) error {
+	err = db.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
 		if err := q.CreateBusiness(ctx, b); err != nil {
 			return err
 		}

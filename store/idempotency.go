@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"payd"
+)
+
+// claimAttempts bounds how often a claim retries when the record that
+// beat it vanishes (released or reaped) before it could be read.
+const claimAttempts = 4
+
+// ClaimIdempotencyKey atomically claims rec's (Scope, Key): (nil, nil) when
+// the claim was taken, else the record holding the key. The claim is one
+// upsert that takes over only an expired record or a running claim whose
+// lock has lapsed; whoever's statement touched the row holds the key, on
+// one process or many.
+func (q *queries) ClaimIdempotencyKey(ctx context.Context, rec *payd.IdempotencyRecord, now time.Time) (_ *payd.IdempotencyRecord, err error) {
+	defer fail(&err, "idempotency key", "store.ClaimIdempotencyKey(%s, %s)", rec.Scope, rec.Key)
+	for range claimAttempts {
+		claimed, err := q.claimIdempotencyKey(ctx, rec, now)
+		if err != nil || claimed {
+			return nil, err
+		}
+		held, err := q.idempotencyRecord(ctx, rec.Scope, rec.Key)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return held, err
+		}
+	}
+	return nil, errors.New("the key changed hands on every attempt")
+}
+
+// claimIdempotencyKey runs the claiming upsert and reports whether it took
+// the key. RETURNING yields a row only when the insert or the takeover
+// happened.
+func (q *queries) claimIdempotencyKey(ctx context.Context, rec *payd.IdempotencyRecord, now time.Time) (bool, error) {
+	var scope string
+	err := q.ex.QueryRowContext(ctx, `
+		INSERT INTO idempotency_keys
+			(scope, key, method, path, body_hash, status, content_type, body, created_at, locked_until, expires_at)
+		VALUES ($1, $2, $3, $4, $5, 0, '', NULL, $6, $7, $8)
+		ON CONFLICT (scope, key) DO UPDATE SET
+			method = excluded.method, path = excluded.path, body_hash = excluded.body_hash,
+			status = 0, content_type = '', body = NULL, created_at = excluded.created_at,
+			locked_until = excluded.locked_until, expires_at = excluded.expires_at
+		WHERE idempotency_keys.expires_at <= $9
+			OR (idempotency_keys.status = 0 AND idempotency_keys.locked_until <= $9)
+		RETURNING scope`,
+		rec.Scope, rec.Key, rec.Method, rec.Path, rec.BodyHash,
+		micros(rec.CreatedAt), micros(rec.LockedUntil), micros(rec.ExpiresAt), micros(now)).Scan(&scope)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// idempotencyRecord reads the record holding a key.
+func (q *queries) idempotencyRecord(ctx context.Context, scope, key string) (*payd.IdempotencyRecord, error) {
+	r := payd.IdempotencyRecord{Scope: scope, Key: key}
+	var created, locked, expires int64
+	err := q.ex.QueryRowContext(ctx, `
+		SELECT method, path, body_hash, status, content_type, body, created_at, locked_until, expires_at
+		FROM idempotency_keys WHERE scope = $1 AND key = $2`, scope, key).
+		Scan(&r.Method, &r.Path, &r.BodyHash, &r.Status, &r.ContentType, &r.Body, &created, &locked, &expires)
+	if err != nil {
+		return nil, err
+	}
+	r.CreatedAt, r.LockedUntil, r.ExpiresAt = fromMicros(created), fromMicros(locked), fromMicros(expires)
+	return &r, nil
+}
+
+// CompleteIdempotencyKey stores the 2xx response of a running claim;
+// not_found when no claim of that key is running (it was released, or its
+// lock lapsed and another request took it over and completed it).
+func (q *queries) CompleteIdempotencyKey(ctx context.Context, scope, key string, status int, contentType string, body []byte) (err error) {
+	defer fail(&err, "running idempotency claim", "store.CompleteIdempotencyKey(%s, %s)", scope, key)
+	return affected(q.ex.ExecContext(ctx, `
+		UPDATE idempotency_keys SET status = $3, content_type = $4, body = $5
+		WHERE scope = $1 AND key = $2 AND status = 0`,
+		scope, key, status, contentType, body))
+}
+
+// ReleaseIdempotencyKey frees a running claim after an error response. A
+// stored response is never released, and releasing a free key is not an
+// error.
+func (q *queries) ReleaseIdempotencyKey(ctx context.Context, scope, key string) (err error) {
+	defer fail(&err, "idempotency key", "store.ReleaseIdempotencyKey(%s, %s)", scope, key)
+	_, err = q.ex.ExecContext(ctx, `
+		DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 0`, scope, key)
+	return err
+}
+
+// DeleteExpiredIdempotencyKeys removes records whose expiry is at or before now.
+func (q *queries) DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (_ int, err error) {
+	defer fail(&err, "idempotency key", "store.DeleteExpiredIdempotencyKeys(%s)", now.Format(time.RFC3339))
+	return count(q.ex.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE expires_at <= $1`, micros(now)))
+}

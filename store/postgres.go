@@ -1,0 +1,71 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+)
+
+const dialectPostgres = "postgres"
+
+const (
+	// pgMaxConns bounds one process's share of PostgreSQL's connections
+	// (100 by default), leaving room for replicas, the CLI and psql.
+	pgMaxConns = 16
+	// pgTxAttempts bounds how often a transaction that lost a
+	// serialization race or a deadlock runs again.
+	pgTxAttempts = 8
+)
+
+// openPostgres opens the pgx pool through database/sql. Search path and
+// other settings come from the DSN (…?search_path=name).
+func openPostgres(ctx context.Context, db *DB, dsn string) error {
+	pdb, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return err
+	}
+	pdb.SetMaxOpenConns(pgMaxConns)
+	pdb.SetMaxIdleConns(pgMaxConns / 2)
+	if err := pdb.PingContext(ctx); err != nil {
+		pdb.Close()
+		return err
+	}
+	db.read = pdb
+	return nil
+}
+
+// pgTx runs fn in a read-committed transaction, where each statement sees
+// every commit before it and upserts are atomic, and runs it again after a
+// serialization failure or a deadlock. PostgreSQL group-commits by itself.
+func (db *DB) pgTx(ctx context.Context, fn txFunc) error {
+	var err error
+	for range pgTxAttempts {
+		if err = db.pgTxOnce(ctx, fn); !isRetryablePG(err) {
+			return err
+		}
+		db.log.DebugContext(ctx, "store: retrying transaction", "error", err)
+	}
+	return err
+}
+
+// pgTxOnce runs fn once and commits if it succeeds.
+func (db *DB) pgTxOnce(ctx context.Context, fn txFunc) error {
+	tx, err := db.read.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	q := &queries{ex: tx, dialect: dialectPostgres, clock: db.clock, at: db.clock.Now()}
+	st := newTxState(db, q)
+	tctx := context.WithValue(ctx, txKey{}, st)
+	err = db.protect(tctx, func() error { return fn(tctx, q) })
+	st.ended.Store(true)
+	if err != nil {
+		if rerr := tx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) {
+			db.log.WarnContext(ctx, "store: rollback", "error", rerr)
+		}
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,104 @@
+// Package store is payd's database: payd.Store on SQLite (embedded, the
+// default) and on PostgreSQL (for scale and several replicas), through
+// database/sql with one copy of the SQL in the subset both databases share.
+//
+// SQL lives only here. Every query method is named for its result, maps
+// driver errors to payd's codes at this boundary, and stores timestamps as
+// BIGINT Unix microseconds UTC. On SQLite one writer goroutine
+// group-commits every write; see docs/storage.md.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"payd"
+	"payd/clock"
+)
+
+// DB is payd's database. It implements payd.Store and is safe for
+// concurrent use.
+type DB struct {
+	dialect string
+	clock   clock.Clock
+	log     *slog.Logger
+	// read is the SQLite read pool (query_only connections) or the
+	// PostgreSQL pool, which serves writes too.
+	read *sql.DB
+	// pool runs reads, and on PostgreSQL writes, outside a transaction.
+	pool *queries
+
+	// SQLite only: the file, the writer and its connection, the checkpointer.
+	path       string
+	writer     *writer
+	writerDB   *sql.DB
+	writerConn *sql.Conn
+	ckpt       *checkpointer
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ payd.Store = (*DB)(nil)
+
+// Open opens the database named by dsn: "sqlite:PATH" or a bare file path
+// for SQLite, "postgres://…" or "postgresql://…" for PostgreSQL. It does
+// not migrate; call Migrate. clk stamps the times the store records itself,
+// so the development clock moves them too.
+func Open(ctx context.Context, dsn string, clk clock.Clock, log *slog.Logger) (*DB, error) {
+	if clk == nil || log == nil {
+		return nil, errors.New("store.Open: a clock and a logger are required")
+	}
+	db := &DB{clock: clk, log: log}
+	var err error
+	if isPostgres(dsn) {
+		db.dialect = dialectPostgres
+		err = openPostgres(ctx, db, dsn)
+	} else {
+		db.dialect = dialectSQLite
+		err = openSQLite(ctx, db, sqlitePath(dsn))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store.Open(%s): %w", db.dialect, err)
+	}
+	db.pool = &queries{ex: db.read, dialect: db.dialect, clock: clk}
+	return db, nil
+}
+
+// isPostgres reports whether dsn names a PostgreSQL database.
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// sqlitePath takes the file path out of "sqlite:PATH", "sqlite://PATH" or
+// a bare path.
+func sqlitePath(dsn string) string {
+	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
+		if rest, ok := strings.CutPrefix(p, "//"); ok {
+			return rest
+		}
+		return p
+	}
+	return dsn
+}
+
+// Dialect names the database: "sqlite" or "postgres".
+func (db *DB) Dialect() string { return db.dialect }
+
+// Close finishes every queued write, then releases the database. On SQLite
+// it also truncates the WAL. Calls after the first return its result.
+func (db *DB) Close() error {
+	db.closeOnce.Do(func() {
+		if db.writer != nil {
+			db.closeErr = db.closeSQLite()
+			return
+		}
+		db.closeErr = db.read.Close()
+	})
+	return db.closeErr
+}

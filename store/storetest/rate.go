@@ -1,0 +1,79 @@
+package storetest
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"payd"
+	"payd/money"
+)
+
+// snapshot returns an exchange-rate snapshot taken at.
+func snapshot(at time.Time, btcCents int64) *payd.ExchangeRates {
+	return &payd.ExchangeRates{
+		ID:    payd.NewID("rat_"),
+		Coins: map[money.Asset]int64{money.BTC: btcCents, money.USDC: 100},
+		Fiat: map[money.Currency]money.Rate{
+			money.USD: money.MustRate("1"),
+			// 18 fractional digits: a float64 would lose the last ones.
+			money.EUR: money.MustRate("1.084200000000000001"),
+		},
+		Sources:   []string{"coinbase", "kraken"},
+		CreatedAt: at,
+	}
+}
+
+func testExchangeRates(t *testing.T, b *bundle) {
+	t.Run("EmptyIsNotFound", func(t *testing.T) {
+		ctx, st := b.setup(t)
+		_, err := st.LatestExchangeRates(ctx)
+		wantCode(t, err, payd.ErrNotFound)
+	})
+	t.Run("LatestIsExact", func(t *testing.T) {
+		ctx, st := b.setup(t)
+		must(t, st.CreateExchangeRates(ctx, snapshot(t0, 1)))
+		want := snapshot(t0.Add(time.Minute), math.MaxInt64)
+		must(t, st.CreateExchangeRates(ctx, want))
+		must(t, st.CreateExchangeRates(ctx, snapshot(t0.Add(-time.Minute), 2)))
+		got, err := st.LatestExchangeRates(ctx)
+		must(t, err)
+		wantSnapshot(t, got, want)
+	})
+	t.Run("DeleteBeforeKeepsTheNewest", func(t *testing.T) {
+		ctx, st := b.setup(t)
+		old, newest := snapshot(t0, 1), snapshot(t0.Add(time.Minute), 2)
+		must(t, st.CreateExchangeRates(ctx, old))
+		must(t, st.CreateExchangeRates(ctx, newest))
+		n, err := st.DeleteExchangeRatesBefore(ctx, t0.Add(time.Hour))
+		must(t, err)
+		if n != 1 {
+			t.Fatalf("deleted %d snapshots, want 1", n)
+		}
+		got, err := st.LatestExchangeRates(ctx)
+		must(t, err)
+		wantSnapshot(t, got, newest)
+		if n, err = st.DeleteExchangeRatesBefore(ctx, t0.Add(time.Hour)); err != nil || n != 0 {
+			t.Fatalf("second delete = %d, %v; want 0, nil", n, err)
+		}
+	})
+}
+
+func wantSnapshot(t *testing.T, got, want *payd.ExchangeRates) {
+	t.Helper()
+	ok := got.ID == want.ID && got.CreatedAt.Equal(want.CreatedAt) &&
+		len(got.Coins) == len(want.Coins) && len(got.Fiat) == len(want.Fiat) &&
+		len(got.Sources) == len(want.Sources)
+	for a, c := range want.Coins {
+		ok = ok && got.Coins[a] == c
+	}
+	for c, r := range want.Fiat {
+		ok = ok && got.Fiat[c].String() == r.String()
+	}
+	for i := range want.Sources {
+		ok = ok && got.Sources[i] == want.Sources[i]
+	}
+	if !ok {
+		t.Fatalf("snapshot = %+v, want %+v", got, want)
+	}
+}

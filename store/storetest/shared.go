@@ -1,0 +1,42 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"payd"
+)
+
+// SharedDatabase checks that two stores opened on one database, as two
+// processes or replicas would open it, share idempotency claims, rate
+// counters and settings exactly while racing each other.
+func SharedDatabase(t *testing.T, a, b payd.Store) {
+	ctx := context.Background()
+	stores := []payd.Store{a, b}
+	const n = 40
+	held, errs := parallel(n, func(i int) (*payd.IdempotencyRecord, error) {
+		return stores[i%2].ClaimIdempotencyKey(ctx, claim("biz_a", "shared", "h", t0), t0)
+	})
+	noErrors(t, errs)
+	if winners := n - len(slices.DeleteFunc(held, func(h *payd.IdempotencyRecord) bool { return h == nil })); winners != 1 {
+		t.Fatalf("%d of %d claims across two stores won, want 1", winners, n)
+	}
+	counts, errs := parallel(n, func(i int) (int, error) {
+		return stores[i%2].CountRateHit(ctx, "shared", t0, t0.Add(time.Minute))
+	})
+	noErrors(t, errs)
+	slices.Sort(counts)
+	if counts[0] != 1 || counts[n-1] != n || len(slices.Compact(counts)) != n {
+		t.Fatalf("counts across two stores = %v, want 1 to %d once each", counts, n)
+	}
+	values, errs := parallel(n, func(i int) (string, error) {
+		return stores[i%2].EnsureSetting(ctx, "shared", fmt.Sprint(i))
+	})
+	noErrors(t, errs)
+	if len(slices.Compact(slices.Sorted(slices.Values(values)))) != 1 {
+		t.Fatalf("settings across two stores = %v, want one value", values)
+	}
+}

@@ -1,0 +1,259 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+const (
+	// maxBatch caps how many transactions share one COMMIT, so that one
+	// batch's latency stays bounded under a flood.
+	maxBatch = 256
+	// beginAttempts bounds how often BEGIN IMMEDIATE is retried while
+	// another process holds the write lock; each attempt already waits up
+	// to busy_timeout with SQLite's own backoff.
+	beginAttempts = 6
+	// commitAttempts bounds retries of a COMMIT that found the database busy.
+	commitAttempts = 3
+)
+
+// job is one transaction waiting for the writer.
+type job struct {
+	ctx  context.Context
+	fn   txFunc
+	done chan error
+}
+
+// writer owns SQLite's one write connection. A single goroutine runs every
+// write transaction, so writes never contend for the lock inside this
+// process, and it commits them in groups: one fsync makes a whole batch
+// durable. Several writer connections measured slower, with second-long
+// p99s (DESIGN.md §3).
+type writer struct {
+	db   *DB
+	conn detached
+	jobs chan *job
+	ckpt *checkpointer
+
+	mu      sync.RWMutex // guards closed against sends on a closed jobs
+	closed  bool
+	stopped chan struct{}
+	// batches counts COMMITs, for the checkpoint kick and for tests that
+	// check which jobs shared one.
+	batches atomic.Int64
+}
+
+// newWriter starts the writer goroutine on conn.
+func newWriter(db *DB, conn *sql.Conn, ckpt *checkpointer) *writer {
+	w := &writer{db: db, conn: detached{conn}, jobs: make(chan *job, maxBatch), ckpt: ckpt, stopped: make(chan struct{})}
+	go w.run()
+	return w
+}
+
+// submit queues fn and waits for its answer. It does not give up when ctx
+// ends while fn runs: the batch may still commit, and the caller must not
+// be told otherwise.
+func (w *writer) submit(ctx context.Context, fn txFunc) error {
+	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	w.mu.RLock()
+	if w.closed {
+		w.mu.RUnlock()
+		return errClosed
+	}
+	w.jobs <- j
+	w.mu.RUnlock()
+	return <-j.done
+}
+
+// close stops accepting jobs, lets the writer finish every queued one and
+// waits for it to exit.
+func (w *writer) close() {
+	w.mu.Lock()
+	if !w.closed {
+		w.closed = true
+		close(w.jobs)
+	}
+	w.mu.Unlock()
+	<-w.stopped
+}
+
+// run is the writer goroutine: it takes the first waiting job plus every
+// job already queued behind it and commits them together.
+func (w *writer) run() {
+	defer close(w.stopped)
+	batch := make([]*job, 0, maxBatch)
+	for first := range w.jobs {
+		batch = w.collect(append(batch[:0], first))
+		for rest := batch; len(rest) > 0; {
+			rest = w.runBatch(rest)
+		}
+		w.finishCheckpoint()
+	}
+}
+
+// collect adds the jobs already waiting, without waiting for more: a lone
+// job commits at once, and jobs arriving during a commit form the next batch.
+func (w *writer) collect(batch []*job) []*job {
+	for len(batch) < maxBatch {
+		select {
+		case j, ok := <-w.jobs:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, j)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// runBatch runs jobs in one transaction, each in its own savepoint, and
+// answers them. If the transaction itself breaks under a job (SQLite rolls
+// back the whole transaction on errors such as a full disk), that job gets
+// its error and the jobs it took down are returned to run again: a
+// transaction function may run more than once.
+func (w *writer) runBatch(jobs []*job) (again []*job) {
+	jobs = w.dropCancelled(jobs)
+	if len(jobs) == 0 {
+		return nil
+	}
+	if err := w.begin(); err != nil {
+		answer(jobs, fmt.Errorf("store: begin transaction: %w", err))
+		return nil
+	}
+	ok := make([]*job, 0, len(jobs))
+	for i, j := range jobs {
+		err, broken := w.runJob(j)
+		if broken != nil {
+			w.rollback()
+			j.done <- errors.Join(err, broken)
+			return append(ok, jobs[i+1:]...)
+		}
+		if err != nil {
+			j.done <- err
+			continue
+		}
+		ok = append(ok, j)
+	}
+	answer(ok, w.commit())
+	w.afterCommit()
+	return nil
+}
+
+// dropCancelled answers the jobs whose caller has given up before they
+// started and returns the rest.
+func (w *writer) dropCancelled(jobs []*job) []*job {
+	live := jobs[:0]
+	for _, j := range jobs {
+		if err := j.ctx.Err(); err != nil {
+			j.done <- err
+			continue
+		}
+		live = append(live, j)
+	}
+	return live
+}
+
+// runJob runs one job in its own savepoint, with a context that carries the
+// transaction and ignores the caller's cancellation.
+func (w *writer) runJob(j *job) (err, broken error) {
+	if err := j.ctx.Err(); err != nil {
+		return err, nil
+	}
+	q := &queries{ex: w.conn, dialect: dialectSQLite, clock: w.db.clock, at: w.db.clock.Now()}
+	st := newTxState(w.db, q)
+	defer st.ended.Store(true)
+	ctx := context.WithValue(context.WithoutCancel(j.ctx), txKey{}, st)
+	return w.db.savepoint(ctx, w.conn, "job", func() error { return j.fn(ctx, q) })
+}
+
+// begin takes the write lock, retrying while another process holds it.
+func (w *writer) begin() error {
+	var err error
+	for range beginAttempts {
+		if _, err = w.conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); !isBusy(err) {
+			return err
+		}
+		w.db.log.Warn("store: database busy, retrying BEGIN IMMEDIATE", "error", err)
+	}
+	return err
+}
+
+// commit makes the batch durable. A failed COMMIT leaves the transaction
+// open, so it is retried while busy and rolled back otherwise.
+func (w *writer) commit() error {
+	var err error
+	for range commitAttempts {
+		if _, err = w.conn.ExecContext(context.Background(), "COMMIT"); !isBusy(err) {
+			break
+		}
+	}
+	if err != nil {
+		w.rollback()
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+// rollback ends a broken or failed transaction. Its error is only logged:
+// after an automatic rollback there is no transaction left to end.
+func (w *writer) rollback() {
+	if _, err := w.conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		w.db.log.Debug("store: rollback", "error", err)
+	}
+}
+
+// afterCommit asks for an early checkpoint when the WAL has grown large,
+// checking the file only every few batches to keep stat off the hot path.
+func (w *writer) afterCommit() {
+	if w.batches.Add(1)%16 == 0 {
+		w.ckpt.kick()
+	}
+}
+
+// finishCheckpoint completes, between two batches, a checkpoint the
+// checkpointer has just run. Under steady writes a background checkpoint
+// never catches up with the writer, so the WAL is never restarted: it
+// grows without end, and appending to a growing file makes every fsync
+// dearer (about 3,000 instead of 5,000 durable commits/s here; see
+// docs/storage.md). From the writer, with no write in flight, the
+// checkpoint only has the last few frames to copy; once all are copied the
+// next transaction restarts the WAL at its beginning.
+func (w *writer) finishCheckpoint() {
+	if !w.ckpt.tailDue.Swap(false) {
+		return
+	}
+	if _, err := w.conn.ExecContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)"); err != nil {
+		w.db.log.Warn("store: WAL checkpoint failed", "mode", "PASSIVE", "error", err)
+	}
+}
+
+// answer gives every job the same result.
+func answer(jobs []*job, err error) {
+	for _, j := range jobs {
+		j.done <- err
+	}
+}
+
+// detached runs statements on the writer's connection without the
+// caller's cancellation: SQLite answers an interrupted INSERT, UPDATE or
+// DELETE inside a transaction by rolling back the whole transaction, which
+// here is every job of the batch.
+type detached struct{ c *sql.Conn }
+
+func (d detached) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return d.c.ExecContext(context.WithoutCancel(ctx), query, args...)
+}
+
+func (d detached) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return d.c.QueryContext(context.WithoutCancel(ctx), query, args...)
+}
+
+func (d detached) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return d.c.QueryRowContext(context.WithoutCancel(ctx), query, args...)
+}

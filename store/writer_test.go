@@ -1,0 +1,249 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"payd"
+	"payd/clock"
+)
+
+// These tests drive the SQLite writer directly, so that the jobs of a batch
+// are known rather than left to scheduling. (They are in package store and
+// cannot use storetest, which imports store.)
+
+var errBoom = errors.New("boom")
+
+// openWriterTest opens a migrated SQLite store for one test.
+func openWriterTest(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "w.db"), clock.Real{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// blockWriter occupies the writer with a job that waits until the returned
+// function is called, so that jobs submitted meanwhile form one batch.
+func blockWriter(t *testing.T, db *DB) (release func()) {
+	t.Helper()
+	started, unblock := make(chan struct{}), make(chan struct{})
+	go db.writer.submit(context.Background(), func(context.Context, *queries) error {
+		close(started)
+		<-unblock
+		return nil
+	})
+	<-started
+	return func() { close(unblock) }
+}
+
+// submitAll submits fns in order, each from its own goroutine, while the
+// writer is blocked, then releases the writer and returns their errors and
+// the number of COMMITs they took.
+func submitAll(t *testing.T, db *DB, fns ...txFunc) ([]error, int64) {
+	t.Helper()
+	release := blockWriter(t, db)
+	before := db.writer.batches.Load()
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Go(func() { errs[i] = db.writer.submit(context.Background(), fn) })
+		// One at a time, so that the batch runs them in this order.
+		for len(db.writer.jobs) < i+1 {
+			runtime.Gosched()
+		}
+	}
+	release()
+	wg.Wait()
+	return errs, db.writer.batches.Load() - before - 1
+}
+
+func createBusiness(b *payd.Business) txFunc {
+	return func(ctx context.Context, q *queries) error { return q.CreateBusiness(ctx, b) }
+}
+
+func newTestBusiness(t *testing.T) *payd.Business {
+	b, err := payd.NewBusiness("Writer Ltd", "w@example.com", false, clock.Real{}.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func wantStored(t *testing.T, db *DB, b *payd.Business, want bool) {
+	t.Helper()
+	_, err := db.BusinessByID(t.Context(), b.ID)
+	if got := err == nil; got != want || (err != nil && !payd.IsNotFound(err)) {
+		t.Fatalf("business %s stored = %v (%v), want %v", b.ID, got, err, want)
+	}
+}
+
+func TestWriterGroupCommitIsolatesFailures(t *testing.T) {
+	db := openWriterTest(t)
+	ok1, ok2, failed, panicked := newTestBusiness(t), newTestBusiness(t), newTestBusiness(t), newTestBusiness(t)
+	errs, commits := submitAll(t, db,
+		createBusiness(ok1),
+		func(ctx context.Context, q *queries) error {
+			if err := q.CreateBusiness(ctx, failed); err != nil {
+				return err
+			}
+			return errBoom
+		},
+		func(ctx context.Context, q *queries) error {
+			if err := q.CreateBusiness(ctx, panicked); err != nil {
+				return err
+			}
+			panic("boom")
+		},
+		func(ctx context.Context, q *queries) error {
+			// A later job of the batch reads an earlier one's write.
+			if _, err := q.BusinessByID(ctx, ok1.ID); err != nil {
+				return err
+			}
+			return q.CreateBusiness(ctx, ok2)
+		},
+	)
+	if commits != 1 {
+		t.Fatalf("the batch took %d COMMITs, want 1", commits)
+	}
+	var pe panicError
+	if errs[0] != nil || !errors.Is(errs[1], errBoom) || !errors.As(errs[2], &pe) || errs[3] != nil {
+		t.Fatalf("errors = %v", errs)
+	}
+	wantStored(t, db, ok1, true)
+	wantStored(t, db, ok2, true)
+	wantStored(t, db, failed, false)
+	wantStored(t, db, panicked, false)
+}
+
+// TestWriterCommitFailureFailsTheBatch makes COMMIT itself fail, with a
+// foreign key checked only at commit: every job that had succeeded gets
+// that error, a job that had failed keeps its own.
+func TestWriterCommitFailureFailsTheBatch(t *testing.T) {
+	db := openWriterTest(t)
+	ok := newTestBusiness(t)
+	errs, _ := submitAll(t, db,
+		createBusiness(ok),
+		func(ctx context.Context, q *queries) error {
+			if _, err := q.ex.ExecContext(ctx, "PRAGMA defer_foreign_keys = ON"); err != nil {
+				return err
+			}
+			_, k := payd.NewAPIKey("biz_missing", payd.KeySecret, payd.ModeLive, nil, clock.Real{}.Now())
+			return q.CreateAPIKey(ctx, k)
+		},
+		func(context.Context, *queries) error { return errBoom },
+	)
+	if errs[0] == nil || errs[1] == nil || errs[0].Error() != errs[1].Error() || !errors.Is(errs[2], errBoom) {
+		t.Fatalf("errors = %v; want the COMMIT error twice, then boom", errs)
+	}
+	wantStored(t, db, ok, false)
+}
+
+// TestWriterBrokenTransactionRerunsTheOthers ends the batch's transaction
+// under the other jobs: the job that broke it fails, the others run again
+// in a new transaction and commit.
+func TestWriterBrokenTransactionRerunsTheOthers(t *testing.T) {
+	db := openWriterTest(t)
+	before, after := newTestBusiness(t), newTestBusiness(t)
+	var runs sync.Map
+	count := func(b *payd.Business) txFunc {
+		return func(ctx context.Context, q *queries) error {
+			n, _ := runs.LoadOrStore(b.ID, new(int))
+			*n.(*int)++
+			return q.CreateBusiness(ctx, b)
+		}
+	}
+	errs, _ := submitAll(t, db,
+		count(before),
+		func(ctx context.Context, q *queries) error {
+			_, err := q.ex.ExecContext(ctx, "ROLLBACK")
+			return err
+		},
+		count(after),
+	)
+	if errs[0] != nil || errs[1] == nil || errs[2] != nil {
+		t.Fatalf("errors = %v; want only the breaking job to fail", errs)
+	}
+	wantStored(t, db, before, true)
+	wantStored(t, db, after, true)
+	if n, _ := runs.Load(before.ID); *n.(*int) != 2 {
+		t.Fatalf("the job before the break ran %d times, want 2", *n.(*int))
+	}
+}
+
+func TestWriterSkipsJobsWhoseContextIsDone(t *testing.T) {
+	db := openWriterTest(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := false
+	release := blockWriter(t, db)
+	done := make(chan error)
+	go func() {
+		done <- db.writer.submit(ctx, func(context.Context, *queries) error { ran = true; return nil })
+	}()
+	for len(db.writer.jobs) < 1 {
+		runtime.Gosched()
+	}
+	cancel()
+	release()
+	if err := <-done; !errors.Is(err, context.Canceled) || ran {
+		t.Fatalf("cancelled job: %v, ran = %v", err, ran)
+	}
+}
+
+func TestWriterCloseDrainsQueuedJobs(t *testing.T) {
+	db := openWriterTest(t)
+	release := blockWriter(t, db)
+	queued := newTestBusiness(t)
+	done := make(chan error)
+	go func() { done <- db.writer.submit(context.Background(), createBusiness(queued)) }()
+	for len(db.writer.jobs) < 1 {
+		runtime.Gosched()
+	}
+	closed := make(chan error)
+	go func() { closed <- db.Close() }()
+	release()
+	if err := <-done; err != nil {
+		t.Fatalf("queued job: %v", err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateBusiness(t.Context(), newTestBusiness(t)); !errors.Is(err, errClosed) {
+		t.Fatalf("write after Close = %v, want errClosed", err)
+	}
+	reopened, err := Open(t.Context(), db.path, clock.Real{}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reopened.Close()
+	wantStored(t, reopened, queued, true)
+}
+
+// TestSQLiteSettingsInForce reads the settings back from the connections
+// themselves: durability rests on them, and a typo in a DSN is silent.
+func TestSQLiteSettingsInForce(t *testing.T) {
+	db := openWriterTest(t)
+	want := map[string]string{"journal_mode": "wal", "synchronous": "2", "foreign_keys": "1", "busy_timeout": "5000", "wal_autocheckpoint": "0"}
+	for pragma, v := range want {
+		var got string
+		if err := db.writerConn.QueryRowContext(t.Context(), "PRAGMA "+pragma).Scan(&got); err != nil || got != v {
+			t.Errorf("writer %s = %q (%v), want %q", pragma, got, err, v)
+		}
+	}
+	for pragma, v := range map[string]string{"query_only": "1", "synchronous": "2", "foreign_keys": "1"} {
+		var got string
+		if err := db.read.QueryRowContext(t.Context(), "PRAGMA "+pragma).Scan(&got); err != nil || got != v {
+			t.Errorf("reader %s = %q (%v), want %q", pragma, got, err, v)
+		}
+	}
+}
