@@ -117,6 +117,7 @@ local threads = 0
 -- setup runs in the main state; tid becomes a global of each thread's state.
 function setup(thread) thread:set("tid", threads); threads = threads + 1 end
 function init(args)
+  math.randomseed(os.time() * 1000 + tid) -- no key repeats across runs
   local key = wrk.path:match("key=([%w_]+)")
   wrk.path = wrk.path:gsub("%?key=.*", "")
   if key then wrk.headers["Authorization"] = "Bearer " .. key end

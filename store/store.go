@@ -66,7 +66,11 @@ func Open(ctx context.Context, dsn string, clk clock.Clock, log *slog.Logger) (*
 	if err != nil {
 		return nil, fmt.Errorf("store.Open(%s): %w", db.dialect, err)
 	}
-	db.pool = &queries{ex: db.read, dialect: db.dialect, clock: clk}
+	var ex execer = db.read
+	if db.dialect == dialectSQLite {
+		ex = newStmtCache(db.read, false) // pgx keeps its own statement cache
+	}
+	db.pool = &queries{ex: ex, dialect: db.dialect, clock: clk}
 	return db, nil
 }
 

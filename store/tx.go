@@ -88,7 +88,7 @@ func (db *DB) write(ctx context.Context, fn txFunc) error {
 		return fn(ctx, st.q)
 	}
 	if db.writer != nil {
-		return db.writer.submit(ctx, fn)
+		return db.writer.submitSingle(ctx, fn)
 	}
 	return fn(ctx, db.pool)
 }

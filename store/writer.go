@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"payd"
 )
 
 const (
@@ -26,6 +28,9 @@ type job struct {
 	ctx  context.Context
 	fn   txFunc
 	done chan error
+	// single marks a store method's own write (one statement, or a write
+	// plus reads), which needs no savepoint of its own: see runJob.
+	single bool
 }
 
 // writer owns SQLite's one write connection. A single goroutine runs every
@@ -35,7 +40,7 @@ type job struct {
 // p99s (DESIGN.md §3).
 type writer struct {
 	db   *DB
-	conn detached
+	conn *stmtCache
 	jobs chan *job
 	ckpt *checkpointer
 
@@ -49,7 +54,7 @@ type writer struct {
 
 // newWriter starts the writer goroutine on conn.
 func newWriter(db *DB, conn *sql.Conn, ckpt *checkpointer) *writer {
-	w := &writer{db: db, conn: detached{conn}, jobs: make(chan *job, maxBatch), ckpt: ckpt, stopped: make(chan struct{})}
+	w := &writer{db: db, conn: newStmtCache(conn, true), jobs: make(chan *job, maxBatch), ckpt: ckpt, stopped: make(chan struct{})}
 	go w.run()
 	return w
 }
@@ -58,7 +63,16 @@ func newWriter(db *DB, conn *sql.Conn, ckpt *checkpointer) *writer {
 // ends while fn runs: the batch may still commit, and the caller must not
 // be told otherwise.
 func (w *writer) submit(ctx context.Context, fn txFunc) error {
-	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	return w.enqueue(&job{ctx: ctx, fn: fn, done: make(chan error, 1)})
+}
+
+// submitSingle is submit for one store method's write.
+func (w *writer) submitSingle(ctx context.Context, fn txFunc) error {
+	return w.enqueue(&job{ctx: ctx, fn: fn, done: make(chan error, 1), single: true})
+}
+
+// enqueue hands j to the writer goroutine and waits for its answer.
+func (w *writer) enqueue(j *job) error {
 	w.mu.RLock()
 	if w.closed {
 		w.mu.RUnlock()
@@ -79,6 +93,7 @@ func (w *writer) close() {
 	}
 	w.mu.Unlock()
 	<-w.stopped
+	w.conn.close()
 }
 
 // run is the writer goroutine: it takes the first waiting job plus every
@@ -169,7 +184,25 @@ func (w *writer) runJob(j *job) (err, broken error) {
 	st := newTxState(w.db, q)
 	defer st.ended.Store(true)
 	ctx := context.WithValue(context.WithoutCancel(j.ctx), txKey{}, st)
+	if j.single {
+		return w.runSingle(ctx, j, q)
+	}
 	return w.db.savepoint(ctx, w.conn, "job", func() error { return j.fn(ctx, q) })
+}
+
+// runSingle runs a store method's own write without a savepoint: SQLite
+// undoes a failed statement by itself and keeps the transaction, which
+// saves two statements per job on the writer, the bottleneck under load.
+// Only the store's mapped errors (not_found, conflict) are known to leave
+// the transaction intact; any other error is treated as having broken it,
+// so the batch is rolled back and the other jobs run again.
+func (w *writer) runSingle(ctx context.Context, j *job, q *queries) (err, broken error) {
+	err = w.db.protect(ctx, func() error { return j.fn(ctx, q) })
+	var pe *payd.Error
+	if err == nil || errors.As(err, &pe) {
+		return err, nil
+	}
+	return err, err
 }
 
 // begin takes the write lock, retrying while another process holds it.
@@ -240,20 +273,7 @@ func answer(jobs []*job, err error) {
 	}
 }
 
-// detached runs statements on the writer's connection without the
-// caller's cancellation: SQLite answers an interrupted INSERT, UPDATE or
-// DELETE inside a transaction by rolling back the whole transaction, which
-// here is every job of the batch.
-type detached struct{ c *sql.Conn }
-
-func (d detached) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return d.c.ExecContext(context.WithoutCancel(ctx), query, args...)
-}
-
-func (d detached) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return d.c.QueryContext(context.WithoutCancel(ctx), query, args...)
-}
-
-func (d detached) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return d.c.QueryRowContext(context.WithoutCancel(ctx), query, args...)
-}
+// The writer's connection runs statements without the caller's
+// cancellation (stmtCache with detach): SQLite answers an interrupted
+// INSERT, UPDATE or DELETE inside a transaction by rolling back the whole
+// transaction, which here is every job of the batch.

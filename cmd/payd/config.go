@@ -138,4 +138,3 @@ func checkNoArgs(fs *flag.FlagSet) error {
 	}
 	return nil
 }
-

@@ -1,6 +1,8 @@
 -- The PostgreSQL twin differs only in body's type: a stored response is
 -- replayed byte for byte, which TEXT cannot promise on PostgreSQL (NUL,
--- invalid UTF-8), so it is BLOB here and BYTEA there.
+-- invalid UTF-8), so it is BLOB here and BYTEA there. WITHOUT ROWID keeps
+-- the rows in the primary key's own B-tree: every claim then writes one
+-- tree fewer, and claims are on the hot path of every idempotent POST.
 
 -- +goose Up
 CREATE TABLE idempotency_keys (
@@ -17,7 +19,7 @@ CREATE TABLE idempotency_keys (
     locked_until BIGINT  NOT NULL,
     expires_at   BIGINT  NOT NULL,
     PRIMARY KEY (scope, key)
-);
+) WITHOUT ROWID;
 CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at);
 
 -- +goose Down
