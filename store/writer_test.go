@@ -52,12 +52,24 @@ func blockWriter(t *testing.T, db *DB) (release func()) {
 // the number of COMMITs they took.
 func submitAll(t *testing.T, db *DB, fns ...txFunc) ([]error, int64) {
 	t.Helper()
+	return submitJobs(t, db, false, fns...)
+}
+
+// submitJobs is submitAll with a choice of savepoint-free single jobs.
+func submitJobs(t *testing.T, db *DB, single bool, fns ...txFunc) ([]error, int64) {
+	t.Helper()
 	release := blockWriter(t, db)
 	before := db.writer.batches.Load()
 	errs := make([]error, len(fns))
 	var wg sync.WaitGroup
 	for i, fn := range fns {
-		wg.Go(func() { errs[i] = db.writer.submit(context.Background(), fn) })
+		wg.Go(func() {
+			if single {
+				errs[i] = db.writer.submitSingle(context.Background(), fn)
+			} else {
+				errs[i] = db.writer.submit(context.Background(), fn)
+			}
+		})
 		// One at a time, so that the batch runs them in this order.
 		for len(db.writer.jobs) < i+1 {
 			runtime.Gosched()
@@ -124,6 +136,30 @@ func TestWriterGroupCommitIsolatesFailures(t *testing.T) {
 	wantStored(t, db, ok2, true)
 	wantStored(t, db, failed, false)
 	wantStored(t, db, panicked, false)
+}
+
+// TestWriterSingleJobs checks the savepoint-free path of store methods'
+// own writes: a conflict fails alone and the batch commits; any other
+// error is taken to have broken the transaction, so the jobs before it run
+// again in a new batch and are stored once.
+func TestWriterSingleJobs(t *testing.T) {
+	db := openWriterTest(t)
+	a, b, c := newTestBusiness(t), newTestBusiness(t), newTestBusiness(t)
+	errs, commits := submitJobs(t, db, true, createBusiness(a), createBusiness(a), createBusiness(b))
+	if commits != 1 || errs[0] != nil || payd.ErrorCode(errs[1]) != payd.ErrConflict || errs[2] != nil {
+		t.Fatalf("commits %d, errors %v", commits, errs)
+	}
+	wantStored(t, db, a, true)
+	wantStored(t, db, b, true)
+	runs := 0
+	errs, _ = submitJobs(t, db, true,
+		func(ctx context.Context, q *queries) error { runs++; return q.CreateBusiness(ctx, c) },
+		func(context.Context, *queries) error { return errBoom },
+	)
+	if errs[0] != nil || !errors.Is(errs[1], errBoom) || runs != 2 {
+		t.Fatalf("errors %v, first job ran %d times, want 2", errs, runs)
+	}
+	wantStored(t, db, c, true)
 }
 
 // TestWriterCommitFailureFailsTheBatch makes COMMIT itself fail, with a
