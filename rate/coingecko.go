@@ -67,18 +67,7 @@ func (g *CoinGecko) Fetch(ctx context.Context) (payd.Quotes, error) {
 	if g.key != "" {
 		header = http.Header{"X-Cg-Demo-Api-Key": {g.key}}
 	}
-	body, err := get(ctx, g.client, g.Name(), url, "application/json", header)
-	if err != nil {
-		return payd.Quotes{}, err
-	}
-	q, err := parseCoinGecko(body)
-	if err != nil {
-		return payd.Quotes{}, err
-	}
-	if err := check(g.Name(), q); err != nil {
-		return payd.Quotes{}, err
-	}
-	return q, nil
+	return fetchJSON(ctx, g.client, g.Name(), url, header, parseCoinGecko)
 }
 
 // parseCoinGecko reads a simple-price answer:

@@ -66,18 +66,7 @@ func (k *Kraken) Fetch(ctx context.Context) (payd.Quotes, error) {
 		asks[i] = p.ask
 	}
 	url := k.base + "/0/public/Ticker?pair=" + strings.Join(asks, ",")
-	body, err := get(ctx, k.client, k.Name(), url, "application/json", nil)
-	if err != nil {
-		return payd.Quotes{}, err
-	}
-	q, err := parseKraken(body)
-	if err != nil {
-		return payd.Quotes{}, err
-	}
-	if err := check(k.Name(), q); err != nil {
-		return payd.Quotes{}, err
-	}
-	return q, nil
+	return fetchJSON(ctx, k.client, k.Name(), url, nil, parseKraken)
 }
 
 // krakenTicker is the ticker answer:

@@ -30,6 +30,23 @@ const maxBody = 1 << 20
 // name themselves.
 const userAgent = "payd/1 (self-hosted payment service)"
 
+// fetchJSON gets a JSON answer, parses it and checks the quotes: the whole
+// of a single-request source's Fetch.
+func fetchJSON(ctx context.Context, client *http.Client, source, url string, header http.Header, parse func([]byte) (payd.Quotes, error)) (payd.Quotes, error) {
+	body, err := get(ctx, client, source, url, "application/json", header)
+	if err != nil {
+		return payd.Quotes{}, err
+	}
+	q, err := parse(body)
+	if err != nil {
+		return payd.Quotes{}, err
+	}
+	if err := check(source, q); err != nil {
+		return payd.Quotes{}, err
+	}
+	return q, nil
+}
+
 // get fetches url and returns the body of a 200 answer. Any other status is
 // an error that names the source, with the start of the body, because the
 // services explain refusals (rate limits, unknown pairs) there.
