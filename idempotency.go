@@ -34,10 +34,14 @@ type IdempotencyStore interface {
 	// expired, or a running claim's lock lapsed), and the record holding the
 	// key otherwise. now decides expiry.
 	ClaimIdempotencyKey(ctx context.Context, rec *IdempotencyRecord, now time.Time) (*IdempotencyRecord, error)
-	// CompleteIdempotencyKey stores the 2xx response of a claimed key.
-	CompleteIdempotencyKey(ctx context.Context, scope, key string, status int, contentType string, body []byte) error
-	// ReleaseIdempotencyKey frees a claimed key after an error response (rule 3).
-	ReleaseIdempotencyKey(ctx context.Context, scope, key string) error
+	// CompleteIdempotencyKey stores the 2xx response of the caller's own
+	// running claim (matched by Scope, Key and CreatedAt, so a request whose
+	// claim lapsed and was taken over cannot complete the new one); not_found
+	// when that claim is no longer running.
+	CompleteIdempotencyKey(ctx context.Context, claim *IdempotencyRecord, status int, contentType string, body []byte) error
+	// ReleaseIdempotencyKey frees the caller's own running claim after an
+	// error response (rule 3); releasing a claim that is gone is not an error.
+	ReleaseIdempotencyKey(ctx context.Context, claim *IdempotencyRecord) error
 	// DeleteExpiredIdempotencyKeys removes records whose ExpiresAt is at or before now.
 	DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int, error)
 }

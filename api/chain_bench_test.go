@@ -38,7 +38,10 @@ func BenchmarkChainGET(b *testing.B) {
 // from 64 concurrent callers, in process.
 func BenchmarkChainPOST(b *testing.B) {
 	db := storetest.OpenSQLite(b)
-	bd := setup(b, db, route{method: "POST", path: "/_test/objects", access: access{area: payd.AreaPayments, level: payd.AccessWrite}, h: benchCreate(db)})
+	var srv *Server // the handler needs the server setup makes
+	bd := setup(b, db, route{method: "POST", path: "/_test/objects", access: access{area: payd.AreaPayments, level: payd.AccessWrite},
+		h: func(w http.ResponseWriter, r *http.Request) error { return benchCreate(srv)(w, r) }})
+	srv = bd.srv
 	bd.srv.log = slog.New(slog.DiscardHandler)
 	tb := bd.newBusiness(false)
 	var n atomic.Int64

@@ -79,6 +79,8 @@ func replay(w http.ResponseWriter, held, rec *payd.IdempotencyRecord) error {
 // the key on an error or a panic.
 func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rt route, rec *payd.IdempotencyRecord) (err error) {
 	buf := &bufferedWriter{header: w.Header(), body: new(bytes.Buffer)}
+	c := callOf(r.Context())
+	c.claim = rec
 	done := false
 	defer func() {
 		if !done {
@@ -90,7 +92,9 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rt route, re
 	}
 	if buf.status < 200 || buf.status > 299 {
 		s.release(r, rec)
-	} else if err := s.store.CompleteIdempotencyKey(r.Context(), rec.Scope, rec.Key, buf.status, w.Header().Get("Content-Type"), buf.body.Bytes()); err != nil {
+	} else if c.stored {
+		// writeTx stored the response in the change's own transaction.
+	} else if err := s.store.CompleteIdempotencyKey(r.Context(), rec, buf.status, w.Header().Get("Content-Type"), buf.body.Bytes()); err != nil {
 		// The change committed; answer it. The claim stays locked until its
 		// lease lapses, so a quick retry gets in_use rather than a second run.
 		s.log.ErrorContext(r.Context(), "storing idempotent response", slog.String("request_id", requestID(r.Context())), slog.Any("error", err))
@@ -103,7 +107,7 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rt route, re
 
 // release frees a claimed key; a failure only delays a retry until the lease lapses.
 func (s *Server) release(r *http.Request, rec *payd.IdempotencyRecord) {
-	if err := s.store.ReleaseIdempotencyKey(r.Context(), rec.Scope, rec.Key); err != nil {
+	if err := s.store.ReleaseIdempotencyKey(r.Context(), rec); err != nil {
 		s.log.ErrorContext(r.Context(), "releasing idempotency key", slog.String("request_id", requestID(r.Context())), slog.Any("error", err))
 	}
 }

@@ -207,3 +207,90 @@ func TestIdempotency(t *testing.T) {
 		})
 	})
 }
+
+// storedThing creates a pause row (a stand-in for any object) through
+// writeTx, failing after its write when asked, so that tests can see the
+// change and its stored response commit together or not at all.
+func storedThing(s **Server) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var req thingRequest
+		if err := decode(r, &req); err != nil {
+			return err
+		}
+		return (*s).writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
+			if err := q.SetPause(ctx, payd.Pause{Name: "thing:" + req.Name + ":" + payd.NewID(""), PausedAt: (*s).clock.Now()}); err != nil {
+				return nil, err
+			}
+			if strings.HasPrefix(req.Name, "fail") {
+				return nil, payd.FieldError("name", "refused after the write")
+			}
+			return map[string]string{"id": payd.NewID("thg_"), "name": req.Name}, nil
+		})
+	}
+}
+
+// countThings counts the rows storedThing made for name.
+func countThings(t *testing.T, db *store.DB, name string) int {
+	t.Helper()
+	ps, err := db.Pauses(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range ps {
+		if strings.HasPrefix(p.Name, "thing:"+name+":") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestWriteTx checks that a writing handler's change and its stored
+// response commit in one transaction.
+func TestWriteTx(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		var srv *Server
+		b := setup(t, db, route{method: "POST", path: "/_test/stored", access: access{area: payd.AreaPayments, level: payd.AccessWrite}, h: storedThing(&srv)})
+		srv = b.srv
+		biz := b.newBusiness(false)
+		post := func(idem, name string) *response {
+			return b.do(request{method: "POST", path: "/_test/stored", key: biz.live, body: `{"name":"` + name + `"}`,
+				header: map[string]string{"Idempotency-Key": idem}})
+		}
+		first, again := post("w-1", "a"), post("w-1", "a")
+		if first.status != 201 || again.header.Get("Idempotent-Replayed") != "true" || string(first.body) != string(again.body) {
+			t.Fatalf("replay: %d %s / %s", first.status, first.body, again.body)
+		}
+		if n := countThings(t, db, "a"); n != 1 {
+			t.Fatalf("the change ran %d times", n)
+		}
+		for i := 0; i < 2; i++ {
+			r := post("w-2", "fail")
+			if code, _ := r.errorCode(t); r.status != 400 || code != "invalid_request" {
+				t.Fatalf("attempt %d: %d %s", i, r.status, r.body)
+			}
+		}
+		if n := countThings(t, db, "fail"); n != 0 {
+			t.Fatalf("a failed change left %d rows", n)
+		}
+		// A request whose claim lapsed and was taken over cannot commit: its
+		// change is undone with the refused completion.
+		now := b.clock.Now()
+		stale := &payd.IdempotencyRecord{Scope: biz.biz.ID, Key: "w-3", Method: "POST", Path: BasePath + "/_test/stored",
+			BodyHash: hashHex([]byte(`{"name":"late"}`)), CreatedAt: now.Add(-time.Hour), LockedUntil: now.Add(-time.Minute), ExpiresAt: now.Add(time.Hour)}
+		if held, err := db.ClaimIdempotencyKey(context.Background(), stale, now.Add(-time.Hour)); err != nil || held != nil {
+			t.Fatalf("stale claim: %v %v", held, err)
+		}
+		r := post("w-3", "late")
+		if r.status != 201 || countThings(t, db, "late") != 1 {
+			t.Fatalf("the lapsed claim is taken over: %d %s", r.status, r.body)
+		}
+		ctx := context.Background()
+		err := db.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+			return q.CompleteIdempotencyKey(ctx, stale, 201, "application/json", []byte("{}"))
+		})
+		if !payd.IsNotFound(err) {
+			t.Fatalf("the lapsed request completed the new claim: %v", err)
+		}
+	})
+}

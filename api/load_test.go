@@ -61,7 +61,10 @@ func TestLoad(t *testing.T) {
 		dbs = append(dbs, storetest.OpenPostgres(t))
 	}
 	for _, db := range dbs {
-		b := setup(t, db, route{method: "POST", path: "/_test/objects", access: access{area: payd.AreaPayments, level: payd.AccessWrite}, h: benchCreate(db)})
+		var srv *Server // the handler needs the server setup makes
+		b := setup(t, db, route{method: "POST", path: "/_test/objects", access: access{area: payd.AreaPayments, level: payd.AccessWrite},
+			h: func(w http.ResponseWriter, r *http.Request) error { return benchCreate(srv)(w, r) }})
+		srv = b.srv
 		b.srv.log = slog.New(slog.DiscardHandler) // keep the access log off the measurement
 		tb := b.newBusiness(false)
 		if db.Dialect() == "sqlite" {
@@ -88,22 +91,24 @@ func TestLoad(t *testing.T) {
 type loadResult struct{ rps, p50, p99 float64 }
 
 // benchCreate is the small object the POST measurement creates: one row,
-// written through the same store call as the bare insert handler.
-func benchCreate(db *store.DB) handlerFunc {
+// written through the same store call as the bare insert handler, answered
+// the way every writing handler answers (writeTx).
+func benchCreate(s *Server) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		var req thingRequest
 		if err := decode(r, &req); err != nil {
 			return err
 		}
-		if err := benchInsert(r.Context(), db); err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusCreated, single{map[string]string{"id": payd.NewID("obj_"), "name": req.Name}})
-		return nil
+		return s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
+			if err := benchInsert(ctx, q); err != nil {
+				return nil, err
+			}
+			return map[string]string{"id": payd.NewID("obj_"), "name": req.Name}, nil
+		})
 	}
 }
 
-func benchInsert(ctx context.Context, db *store.DB) error {
+func benchInsert(ctx context.Context, db payd.PauseStore) error {
 	return db.SetPause(ctx, payd.Pause{Name: "bench:" + payd.NewID(""), Reason: "load test"})
 }
 

@@ -27,6 +27,10 @@ type call struct {
 	body  []byte
 	key   *payd.APIKey   // nil on public routes called without a key
 	biz   *payd.Business // the key's business
+	// claim is the Idempotency-Key this request holds, if any; stored
+	// says that writeTx has already stored the response with the change.
+	claim  *payd.IdempotencyRecord
+	stored bool
 }
 
 type callKey struct{}

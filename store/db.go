@@ -88,15 +88,15 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, rec *payd.IdempotencyReco
 
 // CompleteIdempotencyKey stores the 2xx response of a running claim;
 // not_found when no claim of that key is running.
-func (db *DB) CompleteIdempotencyKey(ctx context.Context, scope, key string, status int, contentType string, body []byte) error {
+func (db *DB) CompleteIdempotencyKey(ctx context.Context, claim *payd.IdempotencyRecord, status int, contentType string, body []byte) error {
 	return db.write(ctx, func(ctx context.Context, q *queries) error {
-		return q.CompleteIdempotencyKey(ctx, scope, key, status, contentType, body)
+		return q.CompleteIdempotencyKey(ctx, claim, status, contentType, body)
 	})
 }
 
 // ReleaseIdempotencyKey frees a running claim after an error response.
-func (db *DB) ReleaseIdempotencyKey(ctx context.Context, scope, key string) error {
-	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.ReleaseIdempotencyKey(ctx, scope, key) })
+func (db *DB) ReleaseIdempotencyKey(ctx context.Context, claim *payd.IdempotencyRecord) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.ReleaseIdempotencyKey(ctx, claim) })
 }
 
 // DeleteExpiredIdempotencyKeys removes records whose expiry is at or before now.

@@ -71,21 +71,22 @@ func (q *queries) idempotencyRecord(ctx context.Context, scope, key string) (*pa
 // CompleteIdempotencyKey stores the 2xx response of a running claim;
 // not_found when no claim of that key is running (it was released, or its
 // lock lapsed and another request took it over and completed it).
-func (q *queries) CompleteIdempotencyKey(ctx context.Context, scope, key string, status int, contentType string, body []byte) (err error) {
-	defer fail(&err, "running idempotency claim", "store.CompleteIdempotencyKey(%s, %s)", scope, key)
+func (q *queries) CompleteIdempotencyKey(ctx context.Context, claim *payd.IdempotencyRecord, status int, contentType string, body []byte) (err error) {
+	defer fail(&err, "running idempotency claim", "store.CompleteIdempotencyKey(%s, %s)", claim.Scope, claim.Key)
 	return affected(q.ex.ExecContext(ctx, `
 		UPDATE idempotency_keys SET status = $3, content_type = $4, body = $5
-		WHERE scope = $1 AND key = $2 AND status = 0`,
-		scope, key, status, contentType, body))
+		WHERE scope = $1 AND key = $2 AND status = 0 AND created_at = $6`,
+		claim.Scope, claim.Key, status, contentType, body, micros(claim.CreatedAt)))
 }
 
 // ReleaseIdempotencyKey frees a running claim after an error response. A
 // stored response is never released, and releasing a free key is not an
 // error.
-func (q *queries) ReleaseIdempotencyKey(ctx context.Context, scope, key string) (err error) {
-	defer fail(&err, "idempotency key", "store.ReleaseIdempotencyKey(%s, %s)", scope, key)
+func (q *queries) ReleaseIdempotencyKey(ctx context.Context, claim *payd.IdempotencyRecord) (err error) {
+	defer fail(&err, "idempotency key", "store.ReleaseIdempotencyKey(%s, %s)", claim.Scope, claim.Key)
 	_, err = q.ex.ExecContext(ctx, `
-		DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 0`, scope, key)
+		DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2 AND status = 0 AND created_at = $3`,
+		claim.Scope, claim.Key, micros(claim.CreatedAt))
 	return err
 }
 

@@ -155,8 +155,9 @@ func (w *writer) runBatch(jobs []*job) (again []*job) {
 		}
 		ok = append(ok, j)
 	}
-	answer(ok, w.commit())
-	w.afterCommit()
+	err := w.commit()
+	w.afterCommit() // counted before the answers, so a caller sees its own batch counted
+	answer(ok, err)
 	return nil
 }
 

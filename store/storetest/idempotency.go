@@ -91,26 +91,27 @@ func testClaimCompleteReplay(t *testing.T, b *bundle) {
 	}
 	// NUL and invalid UTF-8: the response is replayed byte for byte.
 	body := []byte("{\"id\":\"pmt_1\"}\x00\xff")
-	must(t, st.CompleteIdempotencyKey(ctx, "biz_a", "k1", 201, "application/json", body))
-	wantCode(t, st.CompleteIdempotencyKey(ctx, "biz_a", "k1", 200, "text/plain", nil), payd.ErrNotFound)
+	must(t, st.CompleteIdempotencyKey(ctx, rec, 201, "application/json", body))
+	wantCode(t, st.CompleteIdempotencyKey(ctx, rec, 200, "text/plain", nil), payd.ErrNotFound)
 	// A completed response outlives its lock until it expires.
 	later := t0.Add(time.Hour)
 	held = mustBeHeld(t, st, claim("biz_a", "k1", "hash1", later), later)
 	if held.Status != 201 || held.ContentType != "application/json" || !bytes.Equal(held.Body, body) {
 		t.Fatalf("completed record = %+v, want status 201 and the body", held)
 	}
-	wantCode(t, st.CompleteIdempotencyKey(ctx, "biz_a", "missing", 201, "application/json", body), payd.ErrNotFound)
+	wantCode(t, st.CompleteIdempotencyKey(ctx, claim("biz_a", "missing", "h", t0), 201, "application/json", body), payd.ErrNotFound)
 }
 
 func testRelease(t *testing.T, b *bundle) {
 	ctx, st := b.setup(t)
-	mustClaim(t, st, claim("biz_a", "k", "h", t0), t0)
-	must(t, st.ReleaseIdempotencyKey(ctx, "biz_a", "k"))
-	must(t, st.ReleaseIdempotencyKey(ctx, "biz_a", "k"))
-	mustClaim(t, st, claim("biz_a", "k", "h", t0), t0)
-	must(t, st.CompleteIdempotencyKey(ctx, "biz_a", "k", 200, "application/json", []byte("{}")))
+	c := claim("biz_a", "k", "h", t0)
+	mustClaim(t, st, c, t0)
+	must(t, st.ReleaseIdempotencyKey(ctx, c))
+	must(t, st.ReleaseIdempotencyKey(ctx, c))
+	mustClaim(t, st, c, t0)
+	must(t, st.CompleteIdempotencyKey(ctx, c, 200, "application/json", []byte("{}")))
 	// A stored response is never released.
-	must(t, st.ReleaseIdempotencyKey(ctx, "biz_a", "k"))
+	must(t, st.ReleaseIdempotencyKey(ctx, c))
 	if held := mustBeHeld(t, st, claim("biz_a", "k", "h", t0), t0); held.Status != 200 {
 		t.Fatalf("after releasing a completed key: %+v", held)
 	}
@@ -127,13 +128,22 @@ func testLockLapse(t *testing.T, b *bundle) {
 	if held := mustBeHeld(t, st, claim("biz_a", "k", "third", second.CreatedAt), second.CreatedAt); held.BodyHash != "second" {
 		t.Fatalf("after takeover the key is held by %+v, want the second claim", held)
 	}
+	// The first request, still alive after all, can neither complete nor
+	// release the claim that took over: it is fenced by its own CreatedAt.
+	ctx := context.Background()
+	wantCode(t, st.CompleteIdempotencyKey(ctx, first, 201, "application/json", []byte("{}")), payd.ErrNotFound)
+	must(t, st.ReleaseIdempotencyKey(ctx, first))
+	if held := mustBeHeld(t, st, claim("biz_a", "k", "third", second.CreatedAt), second.CreatedAt); held.BodyHash != "second" || held.Status != 0 {
+		t.Fatalf("the lapsed claim touched the new one: %+v", held)
+	}
+	must(t, st.CompleteIdempotencyKey(ctx, second, 201, "application/json", []byte("{}")))
 }
 
 func testExpiry(t *testing.T, b *bundle) {
 	ctx, st := b.setup(t)
 	first := claim("biz_a", "k", "first", t0)
 	mustClaim(t, st, first, t0)
-	must(t, st.CompleteIdempotencyKey(context.WithoutCancel(ctx), "biz_a", "k", 201, "application/json", []byte("{}")))
+	must(t, st.CompleteIdempotencyKey(context.WithoutCancel(ctx), first, 201, "application/json", []byte("{}")))
 	mustBeHeld(t, st, claim("biz_a", "k", "second", t0), first.ExpiresAt.Add(-time.Microsecond))
 	mustClaim(t, st, claim("biz_a", "k", "second", first.ExpiresAt), first.ExpiresAt)
 	held := mustBeHeld(t, st, claim("biz_a", "k", "third", first.ExpiresAt), first.ExpiresAt)
