@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"payd"
+	"payd/clock"
 	"payd/store"
 	"payd/store/storetest"
 )
@@ -293,4 +294,54 @@ func TestWriteTx(t *testing.T) {
 			t.Fatalf("the lapsed request completed the new claim: %v", err)
 		}
 	})
+}
+
+// TestIdempotencyAcrossReplicas runs two API servers, each with its own
+// store, on one PostgreSQL database, as two `payd serve` processes would:
+// concurrent first requests with one key, spread over both, run once, and
+// the other replica replays the stored response.
+func TestIdempotencyAcrossReplicas(t *testing.T) {
+	dsn := storetest.PostgresDSN(t)
+	var srv1, srv2 *Server
+	rt := func(s **Server) route {
+		return route{method: "POST", path: "/_test/stored", access: access{area: payd.AreaPayments, level: payd.AccessWrite}, h: storedThing(s)}
+	}
+	db1 := storetest.OpenDSN(t, dsn, clock.Real{})
+	b1 := setup(t, db1, rt(&srv1))
+	b2 := setup(t, storetest.OpenDSN(t, dsn, clock.Real{}), rt(&srv2))
+	srv1, srv2 = b1.srv, b2.srv
+	biz := b1.newBusiness(false)
+	var wg sync.WaitGroup
+	results := make([]*response, 20)
+	for i := range results {
+		b := []*bundle{b1, b2}[i%2]
+		wg.Go(func() {
+			results[i] = b.do(request{method: "POST", path: "/_test/stored", key: biz.live, body: `{"name":"replica"}`,
+				header: map[string]string{"Idempotency-Key": "replicated"}})
+		})
+	}
+	wg.Wait()
+	var created []byte
+	for _, r := range results {
+		switch r.status {
+		case 201:
+			if created != nil && string(created) != string(r.body) {
+				t.Fatalf("two different responses: %s / %s", created, r.body)
+			}
+			created = r.body
+		case 409:
+			if code, _ := r.errorCode(t); code != "idempotency_key_in_use" {
+				t.Fatalf("409 %s", r.body)
+			}
+		default:
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	}
+	if n := countThings(t, db1, "replica"); n != 1 {
+		t.Fatalf("the change ran %d times across replicas", n)
+	}
+	if r := b2.do(request{method: "POST", path: "/_test/stored", key: biz.live, body: `{"name":"replica"}`,
+		header: map[string]string{"Idempotency-Key": "replicated"}}); r.header.Get("Idempotent-Replayed") != "true" || string(r.body) != string(created) {
+		t.Fatalf("the other replica does not replay: %d %s", r.status, r.body)
+	}
 }
