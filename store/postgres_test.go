@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"payd"
-	"payd/clock"
-	"payd/store"
 	"payd/store/storetest"
 )
 
@@ -22,20 +20,5 @@ func TestPostgres(t *testing.T) {
 // race on claims, counters and settings.
 func TestPostgresTwoProcesses(t *testing.T) {
 	dsn := storetest.PostgresDSN(t)
-	stores, errs := make([]payd.Store, 2), make(chan error, 2)
-	for i := range stores {
-		db, err := store.Open(t.Context(), dsn, clock.Real{}, storetest.Logger(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		stores[i] = db
-		go func() { errs <- db.Migrate(t.Context()) }()
-	}
-	for range stores {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
-	storetest.SharedDatabase(t, stores[0], stores[1])
+	storetest.TwoProcesses(t, dsn)
 }

@@ -62,20 +62,5 @@ func TestSQLiteOpenForms(t *testing.T) {
 // while claims, counters and settings stay exact across them.
 func TestSQLiteTwoProcesses(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "shared.db")
-	stores, errs := make([]payd.Store, 2), make(chan error, 2)
-	for i := range stores {
-		db, err := store.Open(t.Context(), path, clock.Real{}, storetest.Logger(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		stores[i] = db
-		go func() { errs <- db.Migrate(t.Context()) }()
-	}
-	for range stores {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
-	storetest.SharedDatabase(t, stores[0], stores[1])
+	storetest.TwoProcesses(t, path)
 }

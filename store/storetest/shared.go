@@ -8,7 +8,30 @@ import (
 	"time"
 
 	"payd"
+	"payd/clock"
+	"payd/store"
 )
+
+// TwoProcesses opens the database dsn names twice, as two processes or
+// replicas would, migrating both at once, and runs SharedDatabase on them.
+func TwoProcesses(t *testing.T, dsn string) {
+	stores, errs := make([]payd.Store, 2), make(chan error, 2)
+	for i := range stores {
+		db, err := store.Open(t.Context(), dsn, clock.Real{}, Logger(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		stores[i] = db
+		go func() { errs <- db.Migrate(t.Context()) }()
+	}
+	for range stores {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	SharedDatabase(t, stores[0], stores[1])
+}
 
 // SharedDatabase checks that two stores opened on one database, as two
 // processes or replicas would open it, share idempotency claims, rate
