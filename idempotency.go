@@ -34,10 +34,16 @@ type IdempotencyStore interface {
 	// expired, or a running claim's lock lapsed), and the record holding the
 	// key otherwise. now decides expiry.
 	ClaimIdempotencyKey(ctx context.Context, rec *IdempotencyRecord, now time.Time) (*IdempotencyRecord, error)
-	// CompleteIdempotencyKey stores the 2xx response of the caller's own
-	// running claim (matched by Scope, Key and CreatedAt, so a request whose
-	// claim lapsed and was taken over cannot complete the new one); not_found
-	// when that claim is no longer running.
+	// IdempotencyRecord returns the record holding (scope, key), expired or
+	// not; not_found when there is none.
+	IdempotencyRecord(ctx context.Context, scope, key string) (*IdempotencyRecord, error)
+	// CompleteIdempotencyKey stores the 2xx response of the caller's claim in
+	// one atomic upsert: it completes the caller's own running claim (matched
+	// by Scope, Key and CreatedAt, so a request whose claim lapsed and was
+	// taken over cannot complete the new one), or inserts the whole record
+	// when no live record holds the key (a claim held only in memory, see
+	// api/idempotency.go). It returns not_found when another request holds
+	// or has completed the key; the caller must then not commit its change.
 	CompleteIdempotencyKey(ctx context.Context, claim *IdempotencyRecord, status int, contentType string, body []byte) error
 	// ReleaseIdempotencyKey frees the caller's own running claim after an
 	// error response (rule 3); releasing a claim that is gone is not an error.

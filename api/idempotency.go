@@ -2,10 +2,12 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"payd"
@@ -21,8 +23,18 @@ const (
 )
 
 // idempotent runs a POST under its Idempotency-Key (spec 4.8): the first
-// request claims the key in one atomic insert, a 2xx response is stored and
-// replayed byte for byte, an error frees the key.
+// request claims the key, a 2xx response is stored and replayed byte for
+// byte, an error frees the key.
+//
+// Where the claim lives depends on who else serves the database. On
+// PostgreSQL, replicas share it: the claim is one atomic insert there
+// before the handler runs. On SQLite one process serves the file, and the
+// claim is held in memory while the request runs; the record is written
+// once, with the response, by the atomic upsert of CompleteIdempotencyKey
+// (in the change's own transaction for handlers that use writeTx), which
+// refuses it if any other process stored the key first. That saves
+// SQLite's single writer one write per idempotent POST, the largest cost
+// of the whole chain under load (docs/benchmarks.md).
 func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, c *call, rt route) error {
 	values := r.Header.Values("Idempotency-Key")
 	if len(values) == 0 {
@@ -40,14 +52,64 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, c *call, rt 
 		Scope: idemScope(r, c), Key: values[0], Method: r.Method, Path: r.URL.Path,
 		BodyHash: hashHex(c.body), CreatedAt: now, LockedUntil: now.Add(idemLease), ExpiresAt: now.Add(idemWindow),
 	}
-	held, err := s.store.ClaimIdempotencyKey(r.Context(), rec, now)
+	held, err := s.claim(r.Context(), rec, now)
 	if err != nil {
 		return err
 	}
 	if held != nil {
 		return replay(w, held, rec)
 	}
+	defer s.memory.drop(rec)
 	return s.runClaimed(w, r, rt, rec)
+}
+
+// claim takes rec's key, or returns the record that holds it.
+func (s *Server) claim(ctx context.Context, rec *payd.IdempotencyRecord, now time.Time) (*payd.IdempotencyRecord, error) {
+	if s.sharedClaims {
+		return s.store.ClaimIdempotencyKey(ctx, rec, now)
+	}
+	held, err := s.store.IdempotencyRecord(ctx, rec.Scope, rec.Key)
+	switch {
+	case payd.IsNotFound(err):
+	case err != nil:
+		return nil, err
+	case now.Before(held.ExpiresAt) && (held.Status != 0 || now.Before(held.LockedUntil)):
+		return held, nil
+	}
+	return s.memory.take(rec), nil
+}
+
+// memoryClaims are the keys this process's requests hold while they run
+// (SQLite only; see idempotent).
+type memoryClaims struct {
+	mu   sync.Mutex
+	held map[[2]string]*payd.IdempotencyRecord
+}
+
+// take claims rec's key, or returns the running claim that holds it.
+func (m *memoryClaims) take(rec *payd.IdempotencyRecord) *payd.IdempotencyRecord {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := [2]string{rec.Scope, rec.Key}
+	if held := m.held[k]; held != nil {
+		return held
+	}
+	if m.held == nil {
+		m.held = map[[2]string]*payd.IdempotencyRecord{}
+	}
+	m.held[k] = rec
+	return nil
+}
+
+// drop ends rec's claim once its request is over; by then a 2xx response
+// is in the database.
+func (m *memoryClaims) drop(rec *payd.IdempotencyRecord) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := [2]string{rec.Scope, rec.Key}
+	if m.held[k] == rec {
+		delete(m.held, k)
+	}
 }
 
 // idemScope is the business for keyed calls (rule 6); a keyless call is
@@ -105,8 +167,12 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rt route, re
 	return nil
 }
 
-// release frees a claimed key; a failure only delays a retry until the lease lapses.
+// release frees a claimed key; a failure only delays a retry until the
+// lease lapses. A claim held in memory ends with its request (drop).
 func (s *Server) release(r *http.Request, rec *payd.IdempotencyRecord) {
+	if !s.sharedClaims {
+		return
+	}
 	if err := s.store.ReleaseIdempotencyKey(r.Context(), rec); err != nil {
 		s.log.ErrorContext(r.Context(), "releasing idempotency key", slog.String("request_id", requestID(r.Context())), slog.Any("error", err))
 	}

@@ -60,7 +60,11 @@ type Server struct {
 	mux     *http.ServeMux
 	// ratesBody caches the encoded newest exchange rates.
 	ratesBody ratesBody
-	routes    []route
+	// sharedClaims says idempotency claims must be in the database because
+	// other processes serve it (PostgreSQL); memory holds them otherwise.
+	sharedClaims bool
+	memory       memoryClaims
+	routes       []route
 }
 
 // New builds the server. It loads the cursor signing key, shared by every
@@ -86,6 +90,9 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		pauses:  newPauseCache(o.Store, o.Clock, time.Second),
 		cursors: cursorCodec{key: []byte(secret)},
 		mux:     http.NewServeMux(),
+		// Several payd serve processes share a PostgreSQL database; one
+		// serves an SQLite file.
+		sharedClaims: o.Store.Dialect() == "postgres",
 	}
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {

@@ -86,8 +86,13 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, rec *payd.IdempotencyReco
 	return held, err
 }
 
-// CompleteIdempotencyKey stores the 2xx response of a running claim;
-// not_found when no claim of that key is running.
+// IdempotencyRecord returns the record holding (scope, key); not_found if none.
+func (db *DB) IdempotencyRecord(ctx context.Context, scope, key string) (*payd.IdempotencyRecord, error) {
+	return db.reader(ctx).IdempotencyRecord(ctx, scope, key)
+}
+
+// CompleteIdempotencyKey stores the 2xx response of the caller's claim; see
+// payd.IdempotencyStore.
 func (db *DB) CompleteIdempotencyKey(ctx context.Context, claim *payd.IdempotencyRecord, status int, contentType string, body []byte) error {
 	return db.write(ctx, func(ctx context.Context, q *queries) error {
 		return q.CompleteIdempotencyKey(ctx, claim, status, contentType, body)

@@ -53,6 +53,12 @@ func (q *queries) claimIdempotencyKey(ctx context.Context, rec *payd.Idempotency
 	return n == 1, err
 }
 
+// IdempotencyRecord returns the record holding a key; not_found if none.
+func (q *queries) IdempotencyRecord(ctx context.Context, scope, key string) (_ *payd.IdempotencyRecord, err error) {
+	defer fail(&err, "idempotency key", "store.IdempotencyRecord(%s, %s)", scope, key)
+	return q.idempotencyRecord(ctx, scope, key)
+}
+
 // idempotencyRecord reads the record holding a key.
 func (q *queries) idempotencyRecord(ctx context.Context, scope, key string) (*payd.IdempotencyRecord, error) {
 	r := payd.IdempotencyRecord{Scope: scope, Key: key}
@@ -68,15 +74,25 @@ func (q *queries) idempotencyRecord(ctx context.Context, scope, key string) (*pa
 	return &r, nil
 }
 
-// CompleteIdempotencyKey stores the 2xx response of a running claim;
-// not_found when no claim of that key is running (it was released, or its
-// lock lapsed and another request took it over and completed it).
+// CompleteIdempotencyKey stores the 2xx response of the caller's claim:
+// it completes the caller's own running claim, or inserts the whole record
+// when no live record holds the key; not_found when another request holds
+// or has completed it (see payd.IdempotencyStore).
 func (q *queries) CompleteIdempotencyKey(ctx context.Context, claim *payd.IdempotencyRecord, status int, contentType string, body []byte) (err error) {
 	defer fail(&err, "running idempotency claim", "store.CompleteIdempotencyKey(%s, %s)", claim.Scope, claim.Key)
 	return affected(q.ex.ExecContext(ctx, `
-		UPDATE idempotency_keys SET status = $3, content_type = $4, body = $5
-		WHERE scope = $1 AND key = $2 AND status = 0 AND created_at = $6`,
-		claim.Scope, claim.Key, status, contentType, body, micros(claim.CreatedAt)))
+		INSERT INTO idempotency_keys
+			(scope, key, method, path, body_hash, status, content_type, body, created_at, locked_until, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		ON CONFLICT (scope, key) DO UPDATE SET
+			method = excluded.method, path = excluded.path, body_hash = excluded.body_hash,
+			status = excluded.status, content_type = excluded.content_type, body = excluded.body,
+			created_at = excluded.created_at, locked_until = excluded.locked_until, expires_at = excluded.expires_at
+		WHERE (idempotency_keys.status = 0 AND idempotency_keys.created_at = excluded.created_at)
+			OR (idempotency_keys.status = 0 AND idempotency_keys.locked_until <= excluded.created_at)
+			OR idempotency_keys.expires_at <= excluded.created_at`,
+		claim.Scope, claim.Key, claim.Method, claim.Path, claim.BodyHash, status, contentType, body,
+		micros(claim.CreatedAt), micros(claim.LockedUntil), micros(claim.ExpiresAt)))
 }
 
 // ReleaseIdempotencyKey frees a running claim after an error response. A

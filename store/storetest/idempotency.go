@@ -99,7 +99,22 @@ func testClaimCompleteReplay(t *testing.T, b *bundle) {
 	if held.Status != 201 || held.ContentType != "application/json" || !bytes.Equal(held.Body, body) {
 		t.Fatalf("completed record = %+v, want status 201 and the body", held)
 	}
-	wantCode(t, st.CompleteIdempotencyKey(ctx, claim("biz_a", "missing", "h", t0), 201, "application/json", body), payd.ErrNotFound)
+	// A claim held only in memory: completing inserts the whole record.
+	mem := claim("biz_a", "memory", "h", t0)
+	must(t, st.CompleteIdempotencyKey(ctx, mem, 201, "application/json", body))
+	if got, err := st.IdempotencyRecord(ctx, "biz_a", "memory"); err != nil || got.Status != 201 || !bytes.Equal(got.Body, body) || got.BodyHash != "h" {
+		t.Fatalf("record completed from memory = %+v, %v", got, err)
+	}
+	// Another request's running claim or stored response wins: not_found.
+	other := claim("biz_a", "k2", "h", t0)
+	mustClaim(t, st, other, t0)
+	wantCode(t, st.CompleteIdempotencyKey(ctx, claim("biz_a", "k2", "h", t0.Add(time.Second)), 201, "application/json", body), payd.ErrNotFound)
+	wantCode(t, st.CompleteIdempotencyKey(ctx, claim("biz_a", "memory", "h", t0.Add(time.Second)), 201, "application/json", body), payd.ErrNotFound)
+	// An expired record is taken over.
+	late := claim("biz_a", "memory", "h2", mem.ExpiresAt)
+	must(t, st.CompleteIdempotencyKey(ctx, late, 200, "application/json", []byte("{}")))
+	_, err := st.IdempotencyRecord(ctx, "biz_a", "nothing")
+	wantCode(t, err, payd.ErrNotFound)
 }
 
 func testRelease(t *testing.T, b *bundle) {
