@@ -1,8 +1,9 @@
 -- The PostgreSQL twin differs only in body's type: a stored response is
 -- replayed byte for byte, which TEXT cannot promise on PostgreSQL (NUL,
--- invalid UTF-8), so it is BLOB here and BYTEA there. WITHOUT ROWID keeps
--- the rows in the primary key's own B-tree: every claim then writes one
--- tree fewer, and claims are on the hot path of every idempotent POST.
+-- invalid UTF-8), so it is BLOB here and BYTEA there. It stays a rowid
+-- table: rows are appended in time order and only the small primary-key
+-- entries land at random places, which measured 7 % faster than WITHOUT
+-- ROWID (whole rows at random places) and slowed less as the table grew.
 
 -- +goose Up
 CREATE TABLE idempotency_keys (
@@ -19,7 +20,7 @@ CREATE TABLE idempotency_keys (
     locked_until BIGINT  NOT NULL,
     expires_at   BIGINT  NOT NULL,
     PRIMARY KEY (scope, key)
-) WITHOUT ROWID;
+);
 CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at);
 
 -- +goose Down
