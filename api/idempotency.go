@@ -63,20 +63,28 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, c *call, rt 
 	return s.runClaimed(w, r, rt, rec)
 }
 
-// claim takes rec's key, or returns the record that holds it.
+// claim takes rec's key, or returns the record that holds it. On SQLite
+// the memory claim is taken before the database is read: a request that
+// held the key keeps it until its record is committed, so whoever takes
+// the key after it is gone finds that record.
 func (s *Server) claim(ctx context.Context, rec *payd.IdempotencyRecord, now time.Time) (*payd.IdempotencyRecord, error) {
 	if s.sharedClaims {
 		return s.store.ClaimIdempotencyKey(ctx, rec, now)
 	}
+	if held := s.memory.take(rec); held != nil {
+		return held, nil
+	}
 	held, err := s.store.IdempotencyRecord(ctx, rec.Scope, rec.Key)
 	switch {
 	case payd.IsNotFound(err):
+		return nil, nil
 	case err != nil:
-		return nil, err
 	case now.Before(held.ExpiresAt) && (held.Status != 0 || now.Before(held.LockedUntil)):
-		return held, nil
+	default:
+		return nil, nil // expired, or a lapsed claim: ours now
 	}
-	return s.memory.take(rec), nil
+	s.memory.drop(rec)
+	return held, err
 }
 
 // memoryClaims are the keys this process's requests hold while they run
