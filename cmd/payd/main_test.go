@@ -223,3 +223,60 @@ func get(t *testing.T, url, key string) (int, []byte) {
 	b, _ := io.ReadAll(res.Body)
 	return res.StatusCode, b
 }
+
+// TestShutdownDrains checks that stopping (SIGTERM cancels run's context)
+// lets an in-flight request finish before serve returns.
+func TestShutdownDrains(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-release
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "finished")
+	})
+	cfg := &Config{Addr: "127.0.0.1:0", Database: "sqlite:unused", ShutdownTimeout: 10 * time.Second}
+	pr, pw := io.Pipe()
+	log, _ := (&Config{LogLevel: "info", LogFormat: "text"}).logger(pw)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- listenAndServe(ctx, cfg, h, log); pw.Close() }()
+	base := make(chan string, 1)
+	go func() {
+		re := regexp.MustCompile(`api_base_url=(\S+)`)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				base <- strings.TrimSuffix(m[1], "/api/v1")
+			}
+		}
+	}()
+	url := <-base
+	got := make(chan string, 1)
+	go func() {
+		res, err := http.Get(url + "/slow")
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		got <- string(b)
+	}()
+	<-started
+	cancel() // what SIGTERM does through signal.NotifyContext
+	select {
+	case err := <-done:
+		t.Fatalf("serve returned %v with a request in flight", err)
+	case <-clockAfter(200 * time.Millisecond):
+	}
+	if _, err := http.Get(url + "/slow"); err == nil {
+		t.Fatal("a new connection was accepted while draining")
+	}
+	close(release)
+	if body := <-got; body != "finished" {
+		t.Fatalf("the in-flight request got %q", body)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("serve returned %v after draining", err)
+	}
+}
