@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"payd"
@@ -19,18 +18,14 @@ const CoinbaseURL = "https://api.coinbase.com"
 // Coinbase reads Coinbase's public spot prices
 // (GET /v2/prices/{BASE}-USD/spot, no key needed), one request per coin.
 type Coinbase struct {
-	client *http.Client
-	base   string
+	endpoint
 }
 
 // NewCoinbase returns the Coinbase source. A nil client means
 // http.DefaultClient and an empty baseURL means CoinbaseURL; tests pass an
 // httptest server's.
 func NewCoinbase(client *http.Client, baseURL string) *Coinbase {
-	if baseURL == "" {
-		baseURL = CoinbaseURL
-	}
-	return &Coinbase{client: client, base: strings.TrimRight(baseURL, "/")}
+	return &Coinbase{endpoint: newEndpoint(client, baseURL, CoinbaseURL)}
 }
 
 // coinbaseAssets are the coins asked for. Stablecoins are left out: the

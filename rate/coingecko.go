@@ -21,19 +21,15 @@ const CoinGeckoURL = "https://api.coingecko.com"
 // request. It works without a key at a low, shared rate limit; a demo key
 // raises it.
 type CoinGecko struct {
-	client *http.Client
-	base   string
-	key    string
+	endpoint
+	key string
 }
 
 // NewCoinGecko returns the CoinGecko source. A nil client means
 // http.DefaultClient, an empty baseURL means CoinGeckoURL, and a non-empty
 // demoKey is sent in the x-cg-demo-api-key header.
 func NewCoinGecko(client *http.Client, baseURL, demoKey string) *CoinGecko {
-	if baseURL == "" {
-		baseURL = CoinGeckoURL
-	}
-	return &CoinGecko{client: client, base: strings.TrimRight(baseURL, "/"), key: demoKey}
+	return &CoinGecko{endpoint: newEndpoint(client, baseURL, CoinGeckoURL), key: demoKey}
 }
 
 // coinGeckoIDs are CoinGecko's API ids for payd's coins.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
-	"strings"
 	"time"
 
 	"payd"
@@ -34,19 +33,15 @@ const ECBValidity = 4 * 24 * time.Hour
 // (GET /stats/eurofxref/eurofxref-daily.xml), the price currencies' only
 // source apart from the static table.
 type ECB struct {
-	client *http.Client
-	base   string
-	clock  clock.Clock
+	endpoint
+	clock clock.Clock
 }
 
 // NewECB returns the ECB source. A nil client means http.DefaultClient and
 // an empty baseURL means ECBURL. With a clock, a file whose reference date
 // is older than ECBMaxAge is refused; tests of recorded files pass nil.
 func NewECB(client *http.Client, baseURL string, clk clock.Clock) *ECB {
-	if baseURL == "" {
-		baseURL = ECBURL
-	}
-	return &ECB{client: client, base: strings.TrimRight(baseURL, "/"), clock: clk}
+	return &ECB{endpoint: newEndpoint(client, baseURL, ECBURL), clock: clk}
 }
 
 // Name identifies the source as "ecb".

@@ -19,17 +19,13 @@ const KrakenURL = "https://api.kraken.com"
 // Kraken reads the last trade price from Kraken's public ticker
 // (GET /0/public/Ticker?pair=..., no key needed), all coins in one request.
 type Kraken struct {
-	client *http.Client
-	base   string
+	endpoint
 }
 
 // NewKraken returns the Kraken source. A nil client means
 // http.DefaultClient and an empty baseURL means KrakenURL.
 func NewKraken(client *http.Client, baseURL string) *Kraken {
-	if baseURL == "" {
-		baseURL = KrakenURL
-	}
-	return &Kraken{client: client, base: strings.TrimRight(baseURL, "/")}
+	return &Kraken{endpoint: newEndpoint(client, baseURL, KrakenURL)}
 }
 
 // krakenPair names each coin's US-dollar market. Kraken is asked by the

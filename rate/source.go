@@ -30,6 +30,22 @@ const maxBody = 1 << 20
 // name themselves.
 const userAgent = "payd/1 (self-hosted payment service)"
 
+// endpoint is where a public source is asked: its HTTP client (nil means
+// http.DefaultClient) and its base URL.
+type endpoint struct {
+	client *http.Client
+	base   string
+}
+
+// newEndpoint uses baseURL, or def when baseURL is empty (tests pass an
+// httptest server's address).
+func newEndpoint(client *http.Client, baseURL, def string) endpoint {
+	if baseURL == "" {
+		baseURL = def
+	}
+	return endpoint{client: client, base: strings.TrimRight(baseURL, "/")}
+}
+
 // fetchJSON gets a JSON answer, parses it and checks the quotes: the whole
 // of a single-request source's Fetch.
 func fetchJSON(ctx context.Context, client *http.Client, source, url string, header http.Header, parse func([]byte) (payd.Quotes, error)) (payd.Quotes, error) {
