@@ -52,9 +52,6 @@ func runBusiness(ctx context.Context, args []string, getenv func(string) string,
 	if err := parse(fs, args[1:], getenv); err != nil {
 		return err
 	}
-	if err := checkNoArgs(fs); err != nil {
-		return err
-	}
 	if *wallet != "" {
 		return usagef("--wallet %s: wallets are not available in this version of payd yet; create the business without --wallet", *wallet)
 	}

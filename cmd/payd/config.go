@@ -51,8 +51,20 @@ func (c *Config) addServeFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long SIGTERM waits for in-flight requests")
 }
 
-// parse parses args, then fills every flag not given from its PAYD_* variable.
+// parse parses a command that takes no positional arguments.
 func parse(fs *flag.FlagSet, args []string, getenv func(string) string) error {
+	if err := parseArgs(fs, args, getenv); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// parseArgs parses args, then fills every flag not given from its PAYD_*
+// variable; positional arguments are left in fs.Args.
+func parseArgs(fs *flag.FlagSet, args []string, getenv func(string) string) error {
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
@@ -130,11 +142,4 @@ func redactDSN(dsn string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
-}
-
-func checkNoArgs(fs *flag.FlagSet) error {
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	return nil
 }

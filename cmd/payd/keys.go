@@ -32,9 +32,6 @@ func runKeysCreate(ctx context.Context, args []string, getenv func(string) strin
 	if err := parse(fs, args, getenv); err != nil {
 		return err
 	}
-	if err := checkNoArgs(fs); err != nil {
-		return err
-	}
 	p, err := payd.ParsePermissions(*perms)
 	if err != nil {
 		return usagef("--permissions: %s", err.(*payd.Error).Message)
@@ -71,9 +68,6 @@ func runKeysRevoke(ctx context.Context, args []string, getenv func(string) strin
 	bizID := fs.String("business", "", "business id (biz_...)")
 	id := fs.String("id", "", "key id (key_...)")
 	if err := parse(fs, args, getenv); err != nil {
-		return err
-	}
-	if err := checkNoArgs(fs); err != nil {
 		return err
 	}
 	db, err := openStore(ctx, &cfg, stderr)

@@ -24,7 +24,7 @@ func runPause(ctx context.Context, cmd string, args []string, getenv func(string
 	fs := cfg.newFlagSet(cmd, stderr)
 	reason := fs.String("reason", "", "why, for the log and for other operators")
 	list := fs.Bool("list", false, "list what is paused")
-	if err := parse(fs, args, getenv); err != nil {
+	if err := parseArgs(fs, args, getenv); err != nil {
 		return err
 	}
 	if name == "" && fs.NArg() == 1 {

@@ -25,9 +25,6 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := parse(fs, args, getenv); err != nil {
 		return err
 	}
-	if err := checkNoArgs(fs); err != nil {
-		return err
-	}
 	log, err := cfg.logger(stderr)
 	if err != nil {
 		return err
@@ -117,9 +114,6 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	var cfg Config
 	fs := cfg.newFlagSet("migrate", stderr)
 	if err := parse(fs, args, getenv); err != nil {
-		return err
-	}
-	if err := checkNoArgs(fs); err != nil {
 		return err
 	}
 	db, err := openStore(ctx, &cfg, stderr)
