@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,4 +120,26 @@ func mustPrefixes(t *testing.T, ss ...string) []netip.Prefix {
 		out = append(out, netip.MustParsePrefix(s))
 	}
 	return out
+}
+
+// FuzzClientIP feeds arbitrary X-Forwarded-For values through a trusted
+// proxy: the answer is always the peer or an address the header named.
+func FuzzClientIP(f *testing.F) {
+	for _, seed := range []string{"", "198.51.100.7", "6.6.6.6, 198.51.100.7, 10.1.1.1", "garbage", ",,,", "::1, 2001:db8::1", "10.0.0.1,10.0.0.2"} {
+		f.Add(seed)
+	}
+	s := &Server{}
+	s.opts.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}
+	f.Fuzz(func(t *testing.T, xff string) {
+		r, _ := http.NewRequestWithContext(context.Background(), "GET", "/", nil)
+		r.RemoteAddr = "127.0.0.1:5000"
+		r.Header.Set("X-Forwarded-For", xff)
+		got := s.clientIP(r)
+		if got == "127.0.0.1" {
+			return
+		}
+		if _, err := netip.ParseAddr(got); err != nil || !strings.Contains(xff, got) {
+			t.Fatalf("clientIP(%q) = %q", xff, got)
+		}
+	})
 }
