@@ -96,16 +96,15 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
-		s.mux.Handle(rt.method+" "+BasePath+rt.path, s.wrap(rt))
+		s.mount(rt)
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	return s, nil
 }
 
-// Handle mounts another handler (the hosted pages, the dashboard) beside the
-// API; patterns under BasePath belong to the API.
-func (s *Server) Handle(pattern string, h http.Handler) {
-	s.mux.Handle(pattern, h)
+// mount puts a route, behind the common chain, on the server's mux.
+func (s *Server) mount(rt route) {
+	s.mux.Handle(rt.method+" "+BasePath+rt.path, s.wrap(rt))
 }
 
 // ServeHTTP routes a request. A path that exists for other methods answers
