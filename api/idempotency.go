@@ -75,16 +75,17 @@ func (s *Server) claim(ctx context.Context, rec *payd.IdempotencyRecord, now tim
 		return held, nil
 	}
 	held, err := s.store.IdempotencyRecord(ctx, rec.Scope, rec.Key)
-	switch {
-	case payd.IsNotFound(err):
+	if payd.IsNotFound(err) || (err == nil && !holds(held, now)) {
 		return nil, nil
-	case err != nil:
-	case now.Before(held.ExpiresAt) && (held.Status != 0 || now.Before(held.LockedUntil)):
-	default:
-		return nil, nil // expired, or a lapsed claim: ours now
 	}
 	s.memory.drop(rec)
 	return held, err
+}
+
+// holds reports whether a stored record still holds its key at now: a
+// response within its 24 hours, or a claim whose lease has not lapsed.
+func holds(rec *payd.IdempotencyRecord, now time.Time) bool {
+	return now.Before(rec.ExpiresAt) && (rec.Status != 0 || now.Before(rec.LockedUntil))
 }
 
 // memoryClaims are the keys this process's requests hold while they run
