@@ -13,6 +13,10 @@ type Business struct {
 	ID    string
 	Name  string
 	Email string
+	// Website and SupportEmail are shown to customers on public pages; ""
+	// when unset.
+	Website      string
+	SupportEmail string
 	// Live marks a business that takes real money: its test keys cannot
 	// create payments, open checkouts or change what customers see or pay.
 	Live bool

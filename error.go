@@ -29,6 +29,18 @@ const (
 	ErrTemporarilyUnavailable = "temporarily_unavailable"
 	ErrUpstreamUnavailable    = "upstream_unavailable"
 	ErrBusinessSuspended      = "business_suspended"
+	// Links and customers (spec 7.5).
+	ErrCustomerExists  = "customer_exists"
+	ErrLinkHasPayments = "link_has_payments"
+	ErrLinkDisabled    = "link_disabled"
+	// Payments (spec 7.3) and checkout (7.4).
+	ErrInvalidEmail         = "invalid_email"
+	ErrReferenceInUse       = "reference_in_use"
+	ErrPaymentNotCancelable = "payment_not_cancelable"
+	ErrPaymentInFlight      = "payment_in_flight"
+	ErrPaymentNotAcceptable = "payment_not_acceptable"
+	ErrPaymentNotFound      = "payment_not_found"
+	ErrCustomerBlocked      = "customer_blocked"
 )
 
 // Error is payd's one error type: a stable code, a message for people and,

@@ -80,6 +80,12 @@ type Queries interface {
 	IdempotencyStore
 	RateCounterStore
 	SettingStore
+	CustomerStore
+	LinkStore
+	PaymentStore
+	CheckoutSettingsStore
+	ListStore
+	SearchStore
 }
 
 // Store is payd's database.

@@ -12,9 +12,9 @@ import (
 func (q *queries) CreateBusiness(ctx context.Context, b *payd.Business) (err error) {
 	defer fail(&err, "business", "store.CreateBusiness(%s)", b.ID)
 	_, err = q.ex.ExecContext(ctx, `
-		INSERT INTO businesses (id, name, email, live, suspended_at, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		b.ID, b.Name, b.Email, b.Live, nullMicros(b.SuspendedAt), micros(b.CreatedAt), micros(b.UpdatedAt))
+		INSERT INTO businesses (id, name, email, website, support_email, live, suspended_at, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		b.ID, b.Name, b.Email, b.Website, b.SupportEmail, b.Live, nullMicros(b.SuspendedAt), micros(b.CreatedAt), micros(b.UpdatedAt))
 	return err
 }
 
@@ -25,9 +25,9 @@ func (q *queries) BusinessByID(ctx context.Context, id string) (_ *payd.Business
 	var suspended sql.NullInt64
 	var created, updated int64
 	err = q.ex.QueryRowContext(ctx, `
-		SELECT id, name, email, live, suspended_at, created_at, updated_at
+		SELECT id, name, email, website, support_email, live, suspended_at, created_at, updated_at
 		FROM businesses WHERE id = $1`, id).
-		Scan(&b.ID, &b.Name, &b.Email, &b.Live, &suspended, &created, &updated)
+		Scan(&b.ID, &b.Name, &b.Email, &b.Website, &b.SupportEmail, &b.Live, &suspended, &created, &updated)
 	if err != nil {
 		return nil, err
 	}

@@ -24,11 +24,12 @@ func testBusiness(t *testing.T, b *bundle) {
 	t.Run("Live", func(t *testing.T) {
 		ctx, st := b.setup(t)
 		biz, _ := payd.NewBusiness("Live Ltd", "ops@example.com", true, t0)
+		biz.Website, biz.SupportEmail = "https://live.example", "help@live.example"
 		must(t, st.CreateBusiness(ctx, biz))
 		got, err := st.BusinessByID(ctx, biz.ID)
 		must(t, err)
-		if !got.Live {
-			t.Fatal("Live = false after storing true")
+		if !got.Live || got.Website != biz.Website || got.SupportEmail != biz.SupportEmail {
+			t.Fatalf("got %+v after storing %+v", got, biz)
 		}
 	})
 	t.Run("DuplicateIsConflict", func(t *testing.T) {

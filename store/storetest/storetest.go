@@ -30,6 +30,14 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"RateCounter", testRateCounter},
 		{"Setting", testSetting},
 		{"Tx", testTx},
+		{"Search", testSearch},
+		{"ListPayments", testListPayments},
+		{"PaymentStatusCounts", testPaymentStatusCounts},
+		{"PaymentDays", testPaymentDays},
+		{"Payment", testPayment},
+		{"CheckoutSettings", testCheckoutSettings},
+		{"Customer", testCustomer},
+		{"Link", testLink},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.run(t, &bundle{open: open}) })
