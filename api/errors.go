@@ -31,6 +31,16 @@ var statusByCode = map[string]int{
 	payd.ErrInternal:               http.StatusInternalServerError,
 	payd.ErrTemporarilyUnavailable: http.StatusServiceUnavailable,
 	payd.ErrUpstreamUnavailable:    http.StatusServiceUnavailable,
+	payd.ErrCustomerExists:         http.StatusConflict,
+	payd.ErrLinkHasPayments:        http.StatusConflict,
+	payd.ErrLinkDisabled:           http.StatusConflict,
+	payd.ErrInvalidEmail:           http.StatusBadRequest,
+	payd.ErrReferenceInUse:         http.StatusConflict,
+	payd.ErrPaymentNotCancelable:   http.StatusConflict,
+	payd.ErrPaymentInFlight:        http.StatusConflict,
+	payd.ErrPaymentNotAcceptable:   http.StatusConflict,
+	payd.ErrPaymentNotFound:        http.StatusNotFound,
+	payd.ErrCustomerBlocked:        http.StatusForbidden,
 }
 
 // errorBody is the envelope of every error response (spec 7).

@@ -65,7 +65,7 @@ func setup(t testing.TB, db *store.DB, extra ...route) *bundle {
 		counter = db
 	}
 	srv, err := New(context.Background(), Options{Store: db, Clock: clk, Log: log, Rates: fixedRates{testRates(clk.Now())},
-		Counter: counter, Dev: true, DevClock: clk})
+		Counter: counter, Dev: true, DevClock: clk, PublicURL: "http://payd.test"})
 	if err != nil {
 		t.Fatal(err)
 	}

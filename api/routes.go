@@ -46,6 +46,22 @@ const (
 
 var public = access{public: true}
 
+// Access rules of the customer and link routes.
+var (
+	customersRead  = access{area: payd.AreaCustomers, level: payd.AccessRead}
+	customersWrite = access{area: payd.AreaCustomers, level: payd.AccessWrite}
+	linksRead      = access{area: payd.AreaLinks, level: payd.AccessRead}
+	linksWrite     = access{area: payd.AreaLinks, level: payd.AccessWrite}
+)
+
+// Access rules of the payment and checkout settings routes.
+var (
+	paymentsRead  = access{area: payd.AreaPayments, level: payd.AccessRead}
+	paymentsWrite = access{area: payd.AreaPayments, level: payd.AccessWrite}
+	settingsRead  = access{area: payd.AreaCheckoutSettings, level: payd.AccessRead}
+	settingsWrite = access{area: payd.AreaCheckoutSettings, level: payd.AccessWrite}
+)
+
 // routeTable lists every API route on one screen.
 func (s *Server) routeTable() []route {
 	rs := []route{
@@ -53,6 +69,29 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/openapi.json", h: s.getOpenAPI, access: public},
 		{method: "GET", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true}},
 		{method: "POST", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true}},
+		{method: "POST", path: "/customers", h: s.createCustomer, access: customersWrite},
+		{method: "GET", path: "/customers", h: s.listCustomers, access: customersRead},
+		{method: "GET", path: "/customers/{id}", h: s.getCustomer, access: customersRead},
+		{method: "PATCH", path: "/customers/{id}", h: s.updateCustomer, access: customersWrite},
+		{method: "POST", path: "/links", h: s.createLink, access: linksWrite, realMoney: true},
+		{method: "GET", path: "/links", h: s.listLinks, access: linksRead},
+		{method: "GET", path: "/links/{id}", h: s.getLink, access: linksRead},
+		{method: "PATCH", path: "/links/{id}", h: s.updateLink, access: linksWrite, realMoney: true},
+		{method: "DELETE", path: "/links/{id}", h: s.deleteLink, access: linksWrite, realMoney: true},
+		{method: "POST", path: "/links/{id}/archive", h: s.archiveLink, access: linksWrite, realMoney: true},
+		{method: "POST", path: "/links/{id}/restore", h: s.restoreLink, access: linksWrite, realMoney: true},
+		{method: "GET", path: "/payments", h: s.listPayments, access: access{area: payd.AreaPayments, level: payd.AccessRead}},
+		// Search checks per kind what a restricted key reads (spec 4.2).
+		{method: "GET", path: "/search", h: s.search},
+		{method: "POST", path: "/payments", h: s.createPayment, access: paymentsWrite, realMoney: true},
+		{method: "GET", path: "/payments/{id}", h: s.getPayment, access: paymentsRead},
+		{method: "POST", path: "/payments/{id}/cancel", h: s.cancelPayment, access: paymentsWrite, realMoney: true},
+		{method: "POST", path: "/payments/{id}/accept", h: s.acceptPayment, access: paymentsWrite, realMoney: true},
+		{method: "GET", path: "/checkout-settings", h: s.getCheckoutSettings, access: settingsRead},
+		{method: "PATCH", path: "/checkout-settings", h: s.patchCheckoutSettings, access: settingsWrite, realMoney: true},
+		{method: "GET", path: "/public/payments/{code}", h: s.getPublicPayment, access: public},
+		{method: "GET", path: "/public/links/{code}", h: s.getPublicLink, access: public},
+		{method: "GET", path: "/metrics", h: s.getMetrics, access: access{area: payd.AreaMetrics, level: payd.AccessRead}},
 	}
 	if s.opts.Dev {
 		rs = append(rs,

@@ -34,6 +34,9 @@ type Options struct {
 	// Counter counts rate-limit hits: in memory for one SQLite process, in
 	// the database on PostgreSQL so that replicas share one budget.
 	Counter RateCounter
+	// PublicURL is the server's public base address without a trailing
+	// slash (http://127.0.0.1:8080); hosted checkout pages live under it.
+	PublicURL string
 	// Dev enables the devnet routes and the test clock.
 	Dev bool
 	// DevClock is the clock that POST /devnet/clock moves; required with Dev.
@@ -76,6 +79,10 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Dev && o.DevClock == nil {
 		return nil, fmt.Errorf("api.New: Dev needs DevClock")
 	}
+	if o.PublicURL == "" {
+		return nil, fmt.Errorf("api.New: PublicURL is required")
+	}
+	o.PublicURL = strings.TrimRight(o.PublicURL, "/")
 	if o.KeyCacheTTL == 0 {
 		o.KeyCacheTTL = 2 * time.Second
 	}
@@ -111,9 +118,10 @@ func (s *Server) mount(rt route) {
 // 405 with an empty body and no request id (spec 7.1); any other unknown
 // path answers 404 not_found.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h, pattern := s.mux.Handler(r)
-	if pattern != "" {
-		h.ServeHTTP(w, r)
+	if _, pattern := s.mux.Handler(r); pattern != "" {
+		// Through the mux, not the handler it found: only ServeHTTP sets
+		// the request's path values ({id}).
+		s.mux.ServeHTTP(w, r)
 		return
 	}
 	if allow := s.allowed(r); len(allow) > 0 {
@@ -155,3 +163,10 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
+
+// linkURL is the hosted checkout page of a link: the spec's url, whose last
+// path segment is the link's code.
+func (s *Server) linkURL(code string) string { return s.opts.PublicURL + "/l/" + code }
+
+// paymentURL is the hosted checkout page of a payment created with the API.
+func (s *Server) paymentURL(code string) string { return s.opts.PublicURL + "/p/" + code }

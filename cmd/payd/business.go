@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"payd"
 	"payd/clock"
@@ -40,12 +41,14 @@ type newBusiness struct {
 
 func runBusiness(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "create" {
-		return usagef("usage: payd business create --name NAME --email EMAIL [--live] [--json]")
+		return usagef("usage: payd business create --name NAME --email EMAIL [--website URL] [--support-email EMAIL] [--live] [--json]")
 	}
 	var cfg Config
 	fs := cfg.newFlagSet("business create", stderr)
 	name := fs.String("name", "", "business name")
 	email := fs.String("email", "", "business contact email")
+	website := fs.String("website", "", "the business's website, shown to customers on payment pages")
+	support := fs.String("support-email", "", "where customers write for help, shown on payment pages")
 	live := fs.Bool("live", false, "mark the business live: test keys cannot move real money")
 	wallet := fs.String("wallet", "", "wallet to attach (generate)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -60,7 +63,7 @@ func runBusiness(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer db.Close()
-	out, err := createBusiness(ctx, db, *name, *email, *live)
+	out, err := createBusiness(ctx, db, businessFields{*name, *email, *website, *support, *live})
 	if err != nil {
 		return err
 	}
@@ -72,11 +75,35 @@ func runBusiness(ctx context.Context, args []string, getenv func(string) string,
 	return nil
 }
 
+// businessFields are what `business create` is told about the business.
+type businessFields struct {
+	name, email, website, supportEmail string
+	live                               bool
+}
+
+// newBusinessOf validates f into a business to store.
+func newBusinessOf(f businessFields, now time.Time) (*payd.Business, error) {
+	b, err := payd.NewBusiness(f.name, f.email, f.live, now)
+	if err != nil {
+		return nil, err
+	}
+	if f.website != "" {
+		if err := payd.CheckRedirectURL("website", f.website, true); err != nil {
+			return nil, err
+		}
+	}
+	if f.supportEmail != "" && !payd.ValidEmail(f.supportEmail) {
+		return nil, payd.FieldError("support-email", "%q is not a valid email address", f.supportEmail)
+	}
+	b.Website, b.SupportEmail = f.website, f.supportEmail
+	return b, nil
+}
+
 // createBusiness stores a business with its live and test secret keys and
 // its publishable key, all in one transaction.
-func createBusiness(ctx context.Context, db payd.Store, name, email string, live bool) (*newBusiness, error) {
+func createBusiness(ctx context.Context, db payd.Store, f businessFields) (*newBusiness, error) {
 	now := clock.Real{}.Now()
-	b, err := payd.NewBusiness(name, email, live, now)
+	b, err := newBusinessOf(f, now)
 	if err != nil {
 		return nil, err
 	}

@@ -114,9 +114,10 @@ func (c *Config) proxies() ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// urls returns the API and wallet base URLs for the address actually bound.
-func (c *Config) urls(bound string) (apiBase, walletBase string, err error) {
-	public := c.PublicURL
+// urls returns the public base URL (hosted pages live under it, the API
+// under its /api/v1) and the wallet base URL for the address actually bound.
+func (c *Config) urls(bound string) (public, walletBase string, err error) {
+	public = c.PublicURL
 	if public == "" {
 		public = "http://" + bound
 	}
@@ -129,7 +130,7 @@ func (c *Config) urls(bound string) (apiBase, walletBase string, err error) {
 	if walletBase == "" {
 		walletBase = public + "/wallet/v1"
 	}
-	return public + "/api/v1", strings.TrimRight(walletBase, "/"), nil
+	return public, strings.TrimRight(walletBase, "/"), nil
 }
 
 // redactDSN hides a password in a database address before it is logged.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -239,18 +240,13 @@ func TestShutdownDrains(t *testing.T) {
 	log, _ := (&Config{LogLevel: "info", LogFormat: "text"}).logger(pw)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- listenAndServe(ctx, cfg, h, log); pw.Close() }()
-	base := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`api_base_url=(\S+)`)
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				base <- strings.TrimSuffix(m[1], "/api/v1")
-			}
-		}
-	}()
-	url := <-base
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	go func() { done <- serveOn(ctx, cfg, ln, h, url+"/api/v1", url+"/wallet/v1", log); pw.Close() }()
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	got := make(chan string, 1)
 	go func() {
 		res, err := http.Get(url + "/slow")

@@ -47,6 +47,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
+	if err := checkServeMode(ctx, db, cfg.Dev); err != nil {
+		return err
+	}
 	rates, err := newRates(ctx, &cfg, db, clk, log)
 	if err != nil {
 		return err
@@ -56,28 +59,33 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if db.Dialect() == "postgres" {
 		counter = db // replicas share one budget
 	}
+	// Bind first: with --addr :0 the public URL, which every link and
+	// payment url is built on, depends on the port the system chose.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	public, walletBase, err := cfg.urls(ln.Addr().String())
+	if err != nil {
+		return err
+	}
 	srv, err := api.New(ctx, api.Options{Store: db, Clock: clk, Log: log, Rates: rates, Counter: counter,
-		Dev: cfg.Dev, DevClock: devClock, TrustedProxies: proxies})
+		Dev: cfg.Dev, DevClock: devClock, TrustedProxies: proxies, PublicURL: public})
 	if err != nil {
 		return err
 	}
 	reaper := api.NewReaper(db, clk, log, time.Minute)
 	reaper.Start(ctx)
 	defer reaper.Stop()
-	return listenAndServe(ctx, &cfg, srv, log)
+	indexer := store.NewSearchIndexer(db, clk, log)
+	indexer.Start(ctx)
+	defer indexer.Stop()
+	return serveOn(ctx, &cfg, ln, srv, public+api.BasePath, walletBase, log)
 }
 
-// listenAndServe serves until ctx is done, then shuts down gracefully.
-func listenAndServe(ctx context.Context, cfg *Config, h http.Handler, log *slog.Logger) error {
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
-	apiBase, walletBase, err := cfg.urls(ln.Addr().String())
-	if err != nil {
-		ln.Close()
-		return err
-	}
+// serveOn serves on ln until ctx is done, then shuts down gracefully.
+func serveOn(ctx context.Context, cfg *Config, ln net.Listener, h http.Handler, apiBase, walletBase string, log *slog.Logger) error {
 	mode := "production"
 	if cfg.Dev {
 		mode = "dev"

@@ -1,0 +1,186 @@
+package api
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"payd"
+	"payd/store"
+	"payd/store/storetest"
+)
+
+// TestPublicLink covers GET /public/links/{code} (spec 2.6, 2.7, 4.5) on both databases.
+func TestPublicLink(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		c := clTest{t, b}
+		biz := b.newBusiness(false)
+		newLink := func(tb *testBusiness, amount int, currency string) map[string]any {
+			return c.data(request{method: "POST", path: "/links", key: tb.live, body: jsonBody(map[string]any{
+				"name": "Poster", "description": "A1 print", "amount": amount, "currency": currency})}, 201)
+		}
+		pub := func(code string) request { return request{method: "GET", path: "/public/links/" + code} }
+		l := newLink(biz, 10_000, "USD")
+		d := c.data(pub(l["code"].(string)), 200)
+		wantFields(t, d, map[string]any{"kind": "public_link", "code": l["code"], "name": "Poster", "description": "A1 print",
+			"amount": 10_000, "currency": "USD", "accepting_payments": true, "collect_email": false,
+			"accepted_rails": []any{"crypto", "card"}, "quote_minutes": 15, "request": nil,
+			"business": map[string]any{"name": "Ada's Books", "website": nil, "support_email": nil}})
+		noIDs(t, d)
+		nearly(t, d["quote_expires_at"], b.clock.Now().Add(15*time.Minute))
+		usd := func(price, total int, fee any) map[string]any {
+			return map[string]any{"currency": "USD", "price": price, "processing_fee": fee, "network_fee": nil, "total": total}
+		}
+		crypto := func(asset, network, amount string, rate int) map[string]any {
+			return map[string]any{"asset": asset, "network": network, "amount": amount,
+				"rate": map[string]any{"amount": rate, "currency": "USD"}, "breakdown": usd(10_000, 10_000, nil)}
+		}
+		// 100.00 USD at BTC 64,000.00, ETH 3,200.00, SOL 150.00; stablecoins at 1.00.
+		wantFields(t, d, map[string]any{"crypto": []any{
+			crypto("USDC", "polygon", "100.00", 100), crypto("USDC", "ethereum", "100.00", 100), crypto("USDC", "solana", "100.00", 100),
+			crypto("USDT", "tron", "100.00", 100), crypto("USDT", "ethereum", "100.00", 100), crypto("USDT", "solana", "100.00", 100),
+			crypto("BTC", "bitcoin", "0.00156250", 6_400_000), crypto("ETH", "ethereum", "0.031250", 320_000),
+			crypto("SOL", "solana", "0.6667", 15_000)},
+			"card": []any{map[string]any{"rail": "card", "available": true, "min": map[string]any{"amount": 500, "currency": "USD"},
+				"max": map[string]any{"amount": 1_000_000, "currency": "USD"}, "total": map[string]any{"amount": 10_000, "currency": "USD"},
+				"breakdown": usd(10_000, 10_000, nil)}}})
+
+		// EUR at 1.08: card limits 4.63 to 9,259.26 EUR; a passed-on fee of
+		// 3% of 108.00 USD = 3.24 USD = 3.00 EUR; BTC quoted on 108.00 USD.
+		patch := func(body string) {
+			c.data(request{method: "PATCH", path: "/checkout-settings", key: biz.live, body: body}, 200)
+		}
+		patch(`{"fee_payer":"customer","accepted_assets":{"bitcoin":["BTC"]},"quote_minutes":5,"collect_email":true}`)
+		eur := newLink(biz, 10_000, "EUR")
+		d = c.data(pub(eur["code"].(string)), 200)
+		nearly(t, d["quote_expires_at"], b.clock.Now().Add(5*time.Minute))
+		eurBD := map[string]any{"currency": "EUR", "price": 10_000, "processing_fee": 300, "network_fee": nil, "total": 10_300}
+		wantFields(t, d, map[string]any{"quote_minutes": 5, "collect_email": true,
+			"crypto": []any{map[string]any{"asset": "BTC", "network": "bitcoin", "amount": "0.00168750",
+				"rate":      map[string]any{"amount": 5_925_926, "currency": "EUR"},
+				"breakdown": map[string]any{"currency": "EUR", "price": 10_000, "processing_fee": nil, "network_fee": nil, "total": 10_000}}},
+			"card": []any{map[string]any{"rail": "card", "available": true, "min": map[string]any{"amount": 463, "currency": "EUR"},
+				"max": map[string]any{"amount": 925_926, "currency": "EUR"}, "total": map[string]any{"amount": 10_300, "currency": "EUR"},
+				"breakdown": eurBD}}})
+
+		// Card limits: 4.00 USD is below 5.00 even with the fee.
+		patch(`{"accepted_rails":["card"]}`)
+		d = c.data(pub(newLink(biz, 400, "USD")["code"].(string)), 200)
+		wantFields(t, d, map[string]any{"accepted_rails": []any{"card"}, "crypto": []any{}})
+		if card := d["card"].([]any)[0].(map[string]any); card["available"] != false {
+			t.Fatalf("a 4.12 USD card total is within 5.00 to 10,000.00: %v", card)
+		}
+
+		t.Run("not found", func(t *testing.T) {
+			c.call(pub("nope"), 404, "not_found")
+			archived := newLink(biz, 1000, "USD")
+			c.data(request{method: "POST", path: "/links/" + archived["id"].(string) + "/archive", key: biz.live}, 200)
+			c.call(pub(archived["code"].(string)), 404, "not_found")
+			p := c.data(payPost(biz.live, map[string]any{"amount": 1000, "currency": "USD"}), 201)
+			c.call(pub(p["code"].(string)), 404, "not_found")
+		})
+		t.Run("suspended business", func(t *testing.T) {
+			sb := b.newBusiness(false)
+			l := newLink(sb, 1000, "USD")
+			at := b.clock.Now()
+			if err := db.SetBusinessSuspended(context.Background(), sb.biz.ID, &at); err != nil {
+				t.Fatal(err)
+			}
+			wantFields(t, c.data(pub(l["code"].(string)), 200), map[string]any{"accepting_payments": false, "crypto": []any{}, "card": []any{}})
+		})
+		t.Run("business contact", func(t *testing.T) {
+			cb := b.newBusiness(false)
+			biz, err := payd.NewBusiness("Shop With Site", "owner@shop.example", false, b.clock.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			biz.Website, biz.SupportEmail = "https://shop.example", "help@shop.example"
+			secret, key := payd.NewAPIKey(biz.ID, payd.KeySecret, payd.ModeLive, nil, b.clock.Now())
+			if err := db.CreateBusiness(context.Background(), biz); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.CreateAPIKey(context.Background(), key); err != nil {
+				t.Fatal(err)
+			}
+			cb.live = secret
+			l := newLink(cb, 1000, "USD")
+			wantFields(t, c.data(pub(l["code"].(string)), 200), map[string]any{"business": map[string]any{
+				"name": "Shop With Site", "website": "https://shop.example", "support_email": "help@shop.example"}})
+		})
+		t.Run("a wrong key is refused even here", func(t *testing.T) {
+			c.call(request{method: "GET", path: "/public/links/" + l["code"].(string), key: "sk_live_nope"}, 401, "invalid_api_key")
+		})
+	})
+}
+
+// TestPublicPayment covers GET /public/payments/{code} on both databases.
+func TestPublicPayment(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		c := clTest{t, b}
+		biz := b.newBusiness(false)
+		pub := func(code string) request { return request{method: "GET", path: "/public/payments/" + code} }
+		exp := b.clock.Now().Add(time.Hour).Truncate(time.Millisecond)
+		p := c.data(payPost(biz.live, map[string]any{"amount": 2000, "currency": "USD", "description": "Tea",
+			"fee_payer": "customer", "success_url": "https://tea.example/ok", "expires_at": exp.Format(time.RFC3339Nano),
+			"metadata": map[string]any{"secret": "internal"}, "customer_email": "t@example.com"}), 201)
+		d := c.data(pub(p["code"].(string)), 200)
+		wantFields(t, d, map[string]any{"kind": "public_payment", "id": p["id"], "code": p["code"], "status": "pending",
+			"amount": 2000, "currency": "USD", "amount_received": 0, "description": "Tea", "success_url": "https://tea.example/ok",
+			"cancel_url": nil, "expires_at": Time(exp), "canceled_at": nil, "checkout_id": nil, "accepting_payments": true})
+		if card := d["card"].([]any)[0].(map[string]any); card["total"].(map[string]any)["amount"] != float64(2060) {
+			t.Fatalf("the payment's fee payer (customer) must decide the card total: %v", card)
+		}
+		if s := string(c.b.do(pub(p["code"].(string))).body); strings.Contains(s, "internal") || strings.Contains(s, "t@example.com") ||
+			strings.Contains(s, "cst_") || strings.Contains(s, "biz_") {
+			t.Fatalf("the public view leaks metadata, customer or business ids: %s", s)
+		}
+		c.call(pub("nope"), 404, "payment_not_found")
+		c.data(request{method: "POST", path: "/payments/" + p["id"].(string) + "/cancel", key: biz.live}, 200)
+		d = c.data(pub(p["code"].(string)), 200)
+		wantFields(t, d, map[string]any{"status": "failed", "accepting_payments": false, "crypto": []any{}, "card": []any{}})
+		if d["canceled_at"] == nil {
+			t.Fatalf("canceled_at is null after cancel: %v", d)
+		}
+		q := c.data(payPost(biz.live, map[string]any{"amount": 2000, "currency": "USD", "expires_at": exp.Format(time.RFC3339Nano)}), 201)
+		b.clock.Advance(time.Hour)
+		wantFields(t, c.data(pub(q["code"].(string)), 200), map[string]any{"status": "pending", "accepting_payments": false})
+	})
+}
+
+// noIDs fails when a public view holds an id field or an object id.
+func noIDs(t *testing.T, v any) {
+	t.Helper()
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if k == "id" || strings.HasSuffix(k, "_id") {
+				t.Errorf("public view has %s", k)
+			}
+			noIDs(t, e)
+		}
+	case []any:
+		for _, e := range x {
+			noIDs(t, e)
+		}
+	case string:
+		for _, p := range []string{"lnk_", "biz_", "cst_", "pmt_"} {
+			if strings.HasPrefix(x, p) {
+				t.Errorf("public view holds an id %s", x)
+			}
+		}
+	}
+}
+
+// nearly fails unless the wire timestamp v is within two seconds of want:
+// the test clock runs in real time.
+func nearly(t *testing.T, v any, want time.Time) {
+	t.Helper()
+	s, _ := v.(string)
+	got, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || got.Sub(want).Abs() > 2*time.Second {
+		t.Fatalf("timestamp %v, want about %v", v, want)
+	}
+}

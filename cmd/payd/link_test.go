@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"payd"
+	"payd/clock"
+	"payd/store/storetest"
+)
+
+// TestLinkDisable drives payd link disable against a database another
+// process (the server) holds open, on both databases.
+func TestLinkDisable(t *testing.T) {
+	dsns(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := storetest.OpenDSN(t, dsn, clock.Real{})
+		biz, err := payd.NewBusiness("Shop", "shop@example.com", true, clock.Real{}.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CreateBusiness(ctx, biz); err != nil {
+			t.Fatal(err)
+		}
+		l := &payd.Link{ID: payd.NewID(payd.PrefixLink), BusinessID: biz.ID, Code: payd.RandomString(payd.LinkCodeLength),
+			Name: "Phish", Amount: 500, Currency: "USD", Status: payd.LinkActive, CreatedAt: biz.CreatedAt, UpdatedAt: biz.CreatedAt}
+		if err := db.CreateLink(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			LinkID     string `json:"link_id"`
+			BusinessID string `json:"business_id"`
+			Status     string `json:"status"`
+			DisabledAt string `json:"disabled_at"`
+		}
+		raw := cli(t, dsn, "link", "disable", "--link", l.ID, "--reason", "reported as phishing", "--json")
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatalf("%v: %s", err, raw)
+		}
+		if out.LinkID != l.ID || out.BusinessID != biz.ID || out.Status != "disabled" || out.DisabledAt == "" {
+			t.Fatalf("output %s", raw)
+		}
+		got, err := db.LinkByID(ctx, biz.ID, l.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != payd.LinkDisabled || got.DisabledReason != "reported as phishing" || got.DisabledAt == nil {
+			t.Fatalf("stored link %+v", got)
+		}
+		if text := string(cli(t, dsn, "link", "disable", "--link", l.ID)); !strings.Contains(text, "disabled link "+l.ID) {
+			t.Fatalf("second disable printed %q", text)
+		}
+		err = run(ctx, []string{"link", "disable", "--link", payd.NewID(payd.PrefixLink), "--database", dsn},
+			func(string) string { return "" }, &bytes.Buffer{}, &bytes.Buffer{})
+		if payd.ErrorCode(err) != payd.ErrNotFound {
+			t.Fatalf("unknown link: %v", err)
+		}
+	})
+}
+
+// TestLinkDisableUsage covers the mistakes caught before opening a database.
+func TestLinkDisableUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"link"}, {"link", "enable", "--link", "lnk_a"}, {"link", "disable"}, {"link", "disable", "--link", "cst_abc"},
+		{"link", "disable", "--link", "lnk_abc", "--reason", "bad\x00reason"}, {"link", "disable", "--link", "lnk_abc", "extra"},
+	} {
+		err := run(context.Background(), args, func(string) string { return "" }, &bytes.Buffer{}, &bytes.Buffer{})
+		var u usageError
+		if !errors.As(err, &u) {
+			t.Errorf("payd %v: got %v, want a usage error", args, err)
+		}
+	}
+}
