@@ -1,5 +1,5 @@
 // Command payd is the payd service and its operator's tool: serve, migrate,
-// business create, keys create|revoke, pause and resume.
+// business create, keys create|revoke, pause and resume, link disable.
 package main
 
 import (
@@ -44,6 +44,8 @@ Usage:
   payd pause checkouts|card|signups|network:NAME [--reason TEXT]
   payd resume checkouts|card|signups|network:NAME
   payd pause --list
+  payd dev seed --payments N [--businesses B] [--seed S] [--now RFC3339] [--json]
+  payd link disable --link LNK_ID [--reason TEXT] [--json]
 
 DSN is sqlite:PATH (default sqlite:./payd.db) or postgres://...
 Every flag can also be set as a PAYD_* variable (see the README).
@@ -67,6 +69,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runKeys(ctx, rest, getenv, stdout, stderr)
 	case "pause", "resume":
 		return runPause(ctx, cmd, rest, getenv, stdout, stderr)
+	case "dev":
+		return runDev(ctx, rest, getenv, stdout, stderr)
+	case "link":
+		return runLink(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
