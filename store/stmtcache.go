@@ -1,13 +1,16 @@
 package store
 
 import (
+	"container/list"
 	"context"
 	"database/sql"
 	"sync"
 )
 
-// maxCachedStmts bounds the cache; payd's statements are fixed strings, so
-// the bound only matters if one is ever built on the fly.
+// maxCachedStmts bounds the cache. Most of payd's statements are fixed
+// strings, but filters and batches build some on the fly (an IN list per
+// batch size), so the least recently used statement makes room for a new
+// one rather than the cache filling once and never taking another.
 const maxCachedStmts = 512
 
 // preparer is a connection or pool that can prepare statements.
@@ -28,30 +31,67 @@ type stmtCache struct {
 	detach bool
 
 	mu    sync.Mutex
-	stmts map[string]*sql.Stmt
+	stmts map[string]*list.Element // of *cachedStmt
+	lru   list.List                // front: most recently used
+}
+
+// cachedStmt is a prepared statement and how many calls are using it: an
+// evicted statement is closed when the last of them ends. (Rows a query
+// returned keep their statement open by themselves until they are closed.)
+type cachedStmt struct {
+	query   string
+	stmt    *sql.Stmt
+	users   int
+	evicted bool
 }
 
 func newStmtCache(p preparer, detach bool) *stmtCache {
-	return &stmtCache{p: p, detach: detach, stmts: map[string]*sql.Stmt{}}
+	return &stmtCache{p: p, detach: detach, stmts: map[string]*list.Element{}}
 }
 
-// stmt returns the prepared statement for query, or nil when it cannot be
-// cached, in which case the caller runs the query unprepared.
-func (c *stmtCache) stmt(ctx context.Context, query string) *sql.Stmt {
+// acquire returns the prepared statement for query, or nil when it cannot
+// be prepared, in which case the caller runs the query unprepared (and
+// that run reports the error). Every non-nil result must be released.
+func (c *stmtCache) acquire(ctx context.Context, query string) *cachedStmt {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if s, ok := c.stmts[query]; ok {
-		return s
-	}
-	if len(c.stmts) >= maxCachedStmts {
-		return nil
+	if e, ok := c.stmts[query]; ok {
+		c.lru.MoveToFront(e)
+		cs := e.Value.(*cachedStmt)
+		cs.users++
+		return cs
 	}
 	s, err := c.p.PrepareContext(ctx, query)
 	if err != nil {
-		return nil // the unprepared run reports the error
+		return nil
 	}
-	c.stmts[query] = s
-	return s
+	if c.lru.Len() >= maxCachedStmts {
+		c.evictLocked(c.lru.Back())
+	}
+	cs := &cachedStmt{query: query, stmt: s, users: 1}
+	c.stmts[query] = c.lru.PushFront(cs)
+	return cs
+}
+
+// release ends one use of cs.
+func (c *stmtCache) release(cs *cachedStmt) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cs.users--
+	if cs.evicted && cs.users == 0 {
+		_ = cs.stmt.Close()
+	}
+}
+
+// evictLocked drops e from the cache, closing its statement unless a call
+// is using it.
+func (c *stmtCache) evictLocked(e *list.Element) {
+	cs := c.lru.Remove(e).(*cachedStmt)
+	delete(c.stmts, cs.query)
+	cs.evicted = true
+	if cs.users == 0 {
+		_ = cs.stmt.Close()
+	}
 }
 
 func (c *stmtCache) ctx(ctx context.Context) context.Context {
@@ -64,8 +104,9 @@ func (c *stmtCache) ctx(ctx context.Context) context.Context {
 // ExecContext runs a statement through the cache.
 func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	ctx = c.ctx(ctx)
-	if s := c.stmt(ctx, query); s != nil {
-		return s.ExecContext(ctx, args...)
+	if cs := c.acquire(ctx, query); cs != nil {
+		defer c.release(cs)
+		return cs.stmt.ExecContext(ctx, args...)
 	}
 	return c.p.ExecContext(ctx, query, args...)
 }
@@ -73,8 +114,9 @@ func (c *stmtCache) ExecContext(ctx context.Context, query string, args ...any) 
 // QueryContext runs a query through the cache.
 func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	ctx = c.ctx(ctx)
-	if s := c.stmt(ctx, query); s != nil {
-		return s.QueryContext(ctx, args...)
+	if cs := c.acquire(ctx, query); cs != nil {
+		defer c.release(cs)
+		return cs.stmt.QueryContext(ctx, args...)
 	}
 	return c.p.QueryContext(ctx, query, args...)
 }
@@ -82,8 +124,9 @@ func (c *stmtCache) QueryContext(ctx context.Context, query string, args ...any)
 // QueryRowContext runs a one-row query through the cache.
 func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	ctx = c.ctx(ctx)
-	if s := c.stmt(ctx, query); s != nil {
-		return s.QueryRowContext(ctx, args...)
+	if cs := c.acquire(ctx, query); cs != nil {
+		defer c.release(cs)
+		return cs.stmt.QueryRowContext(ctx, args...)
 	}
 	return c.p.QueryRowContext(ctx, query, args...)
 }
@@ -92,8 +135,7 @@ func (c *stmtCache) QueryRowContext(ctx context.Context, query string, args ...a
 func (c *stmtCache) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for q, s := range c.stmts {
-		_ = s.Close()
-		delete(c.stmts, q)
+	for c.lru.Len() > 0 {
+		c.evictLocked(c.lru.Back())
 	}
 }
