@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -92,8 +90,13 @@ func (q *queries) deleteSearchQueue(ctx context.Context, entries []queueEntry) e
 	return err
 }
 
-// reindex rebuilds the entries of the given objects of one kind.
+// reindex rebuilds the entries of the given objects of one kind with a
+// handful of statements for the whole batch. On SQLite that matters beyond
+// the round trips: FTS5 writes its pending terms to disk as a new segment
+// at every statement of a transaction that holds savepoints, so a row at a
+// time left thousands of tiny segments to merge.
 func (q *queries) reindex(ctx context.Context, kind payd.SearchKind, ids []string) error {
+	ids = uniqueStrings(ids)
 	if len(ids) == 0 {
 		return nil
 	}
@@ -101,14 +104,70 @@ func (q *queries) reindex(ctx context.Context, kind payd.SearchKind, ids []strin
 	if err != nil {
 		return err
 	}
-	seen := map[string]bool{}
+	old, err := q.storedSearchDocs(ctx, kind, ids)
+	if err != nil {
+		return err
+	}
+	var drop []storedDoc
+	var add []searchDoc
+	var requeue []searchDoc
 	for _, id := range ids {
-		if seen[id] {
+		d, exists := docs[id]
+		o, had := old[id]
+		if had && exists && o.doc == d.doc && o.keys == d.keys {
 			continue
 		}
-		seen[id] = true
-		d, ok := docs[id]
-		if err := q.storeSearchDoc(ctx, kind, id, d, ok); err != nil {
+		if had {
+			drop = append(drop, o)
+		}
+		if exists {
+			add = append(add, d)
+			if had && kind == payd.SearchCustomer {
+				requeue = append(requeue, d)
+			}
+		}
+	}
+	if err := q.dropSearchDocs(ctx, kind, drop); err != nil {
+		return err
+	}
+	if err := q.insertSearchDocs(ctx, add); err != nil {
+		return err
+	}
+	for _, d := range requeue {
+		// The customer's name and email are part of its payments' entries.
+		_, err = q.ex.ExecContext(ctx, `INSERT INTO search_queue (business_id, kind, id)
+			SELECT business_id, 'payment', id FROM payments WHERE business_id = $1 AND customer_id = $2`, d.businessID, d.id)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// uniqueStrings returns ids without repeats, in first-seen order.
+func uniqueStrings(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// searchRowsPerStatement bounds a multi-row statement. Both databases
+// would take far more parameters, but modernc's SQLite looks each one up
+// by name in a list, so a statement's binding cost grows with the square
+// of its parameters.
+const searchRowsPerStatement = 100
+
+// chunks calls fn with successive slices of at most searchRowsPerStatement
+// of n items: fn(i, j) covers [i, j).
+func chunks(n int, fn func(i, j int) error) error {
+	for i := 0; i < n; i += searchRowsPerStatement {
+		if err := fn(i, min(n, i+searchRowsPerStatement)); err != nil {
 			return err
 		}
 	}
@@ -118,77 +177,122 @@ func (q *queries) reindex(ctx context.Context, kind payd.SearchKind, ids []strin
 // storedDoc is what search_docs holds for an object.
 type storedDoc struct {
 	seq       int64
+	id        string
 	doc, keys string
 }
 
-// storeSearchDoc writes an object's entry (exists) or removes it.
-func (q *queries) storeSearchDoc(ctx context.Context, kind payd.SearchKind, id string, d searchDoc, exists bool) error {
-	var old storedDoc
-	err := q.ex.QueryRowContext(ctx, `SELECT seq, doc, keys FROM search_docs WHERE kind = $1 AND id = $2`,
-		kind, id).Scan(&old.seq, &old.doc, &old.keys)
-	had := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
-	if had && exists && old.doc == d.doc && old.keys == d.keys {
-		return nil
-	}
-	if had {
-		if err := q.dropSearchDoc(ctx, kind, id, old); err != nil {
-			return err
+// storedSearchDocs returns the stored entries of the given objects by id.
+func (q *queries) storedSearchDocs(ctx context.Context, kind payd.SearchKind, ids []string) (map[string]storedDoc, error) {
+	out := make(map[string]storedDoc, len(ids))
+	err := chunks(len(ids), func(i, j int) error {
+		args := sqlArgs{kind}
+		marks := make([]string, 0, j-i)
+		for _, id := range ids[i:j] {
+			marks = append(marks, args.add(id))
 		}
-	}
-	if !exists {
-		return nil
-	}
-	if err := q.insertSearchDoc(ctx, d); err != nil {
-		return err
-	}
-	if !had || kind != payd.SearchCustomer {
-		return nil
-	}
-	// The customer's name and email are part of its payments' entries.
-	_, err = q.ex.ExecContext(ctx, `INSERT INTO search_queue (business_id, kind, id)
-		SELECT business_id, 'payment', id FROM payments WHERE business_id = $1 AND customer_id = $2`, d.businessID, id)
-	return err
-}
-
-// dropSearchDoc removes an object's stored entry and its keys.
-func (q *queries) dropSearchDoc(ctx context.Context, kind payd.SearchKind, id string, old storedDoc) error {
-	if q.dialect == dialectSQLite {
-		_, err := q.ex.ExecContext(ctx, `INSERT INTO search_fts (search_fts, rowid, doc) VALUES ('delete', $1, $2)`, old.seq, old.doc)
+		rows, err := q.ex.QueryContext(ctx, `SELECT seq, id, doc, keys FROM search_docs WHERE kind = $1 AND id IN (`+
+			strings.Join(marks, ", ")+`)`, args...)
 		if err != nil {
 			return err
 		}
-	}
-	if _, err := q.ex.ExecContext(ctx, `DELETE FROM search_keys WHERE kind = $1 AND id = $2`, kind, id); err != nil {
-		return err
-	}
-	_, err := q.ex.ExecContext(ctx, `DELETE FROM search_docs WHERE seq = $1`, old.seq)
-	return err
+		defer rows.Close()
+		for rows.Next() {
+			var o storedDoc
+			if err := rows.Scan(&o.seq, &o.id, &o.doc, &o.keys); err != nil {
+				return err
+			}
+			out[o.id] = o
+		}
+		return rows.Err()
+	})
+	return out, err
 }
 
-// insertSearchDoc stores an entry, its trigram index row and its keys.
-func (q *queries) insertSearchDoc(ctx context.Context, d searchDoc) error {
-	var seq int64
-	err := q.ex.QueryRowContext(ctx, `INSERT INTO search_docs (business_id, kind, id, created_at, doc, keys)
-		VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq`, d.businessID, d.kind, d.id, d.createdAt, d.doc, d.keys).Scan(&seq)
+// dropSearchDocs removes stored entries with their trigram rows and keys.
+func (q *queries) dropSearchDocs(ctx context.Context, kind payd.SearchKind, old []storedDoc) error {
+	return chunks(len(old), func(i, j int) error {
+		var fts, keys, docs sqlArgs
+		var ftsRows, keyMarks, docMarks []string
+		keys.add(kind)
+		for _, o := range old[i:j] {
+			ftsRows = append(ftsRows, "('delete', "+fts.add(o.seq)+", "+fts.add(o.doc)+")")
+			keyMarks = append(keyMarks, keys.add(o.id))
+			docMarks = append(docMarks, docs.add(o.seq))
+		}
+		if q.dialect == dialectSQLite {
+			_, err := q.ex.ExecContext(ctx, `INSERT INTO search_fts (search_fts, rowid, doc) VALUES `+strings.Join(ftsRows, ", "), fts...)
+			if err != nil {
+				return err
+			}
+		}
+		if _, err := q.ex.ExecContext(ctx, `DELETE FROM search_keys WHERE kind = $1 AND id IN (`+strings.Join(keyMarks, ", ")+`)`, keys...); err != nil {
+			return err
+		}
+		_, err := q.ex.ExecContext(ctx, `DELETE FROM search_docs WHERE seq IN (`+strings.Join(docMarks, ", ")+`)`, docs...)
+		return err
+	})
+}
+
+// insertSearchDocs stores entries, their trigram index rows and their keys.
+func (q *queries) insertSearchDocs(ctx context.Context, add []searchDoc) error {
+	if len(add) == 0 {
+		return nil
+	}
+	// On SQLite the writer is the only one, so the entries inserted now
+	// are exactly those after the highest seq there is: one statement
+	// indexes them all.
+	var last int64
+	if q.dialect == dialectSQLite {
+		if err := q.ex.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM search_docs`).Scan(&last); err != nil {
+			return err
+		}
+	}
+	err := chunks(len(add), func(i, j int) error {
+		var args sqlArgs
+		rows := make([]string, 0, j-i)
+		for _, d := range add[i:j] {
+			rows = append(rows, "("+args.add(d.businessID)+", "+args.add(d.kind)+", "+args.add(d.id)+", "+
+				args.add(d.createdAt)+", "+args.add(d.doc)+", "+args.add(d.keys)+")")
+		}
+		_, err := q.ex.ExecContext(ctx, `INSERT INTO search_docs (business_id, kind, id, created_at, doc, keys) VALUES `+
+			strings.Join(rows, ", "), args...)
+		return err
+	})
 	if err != nil {
 		return err
 	}
 	if q.dialect == dialectSQLite {
-		if _, err := q.ex.ExecContext(ctx, `INSERT INTO search_fts (rowid, doc) VALUES ($1, $2)`, seq, d.doc); err != nil {
-			return err
-		}
-	}
-	for _, k := range d.keyList() {
-		_, err := q.ex.ExecContext(ctx, `INSERT INTO search_keys (business_id, key, kind, created_at, id)
-			VALUES ($1, $2, $3, $4, $5)`, d.businessID, k, d.kind, d.createdAt, d.id)
+		_, err := q.ex.ExecContext(ctx, `INSERT INTO search_fts (rowid, doc) SELECT seq, doc FROM search_docs WHERE seq > $1`, last)
 		if err != nil {
 			return err
 		}
 	}
-	return nil
+	return q.insertSearchKeys(ctx, add)
+}
+
+// insertSearchKeys stores the exact keys of entries.
+func (q *queries) insertSearchKeys(ctx context.Context, docs []searchDoc) error {
+	type key struct {
+		d *searchDoc
+		k string
+	}
+	var keys []key
+	for i := range docs {
+		for _, k := range docs[i].keyList() {
+			keys = append(keys, key{&docs[i], k})
+		}
+	}
+	return chunks(len(keys), func(i, j int) error {
+		var args sqlArgs
+		rows := make([]string, 0, j-i)
+		for _, k := range keys[i:j] {
+			rows = append(rows, "("+args.add(k.d.businessID)+", "+args.add(k.k)+", "+args.add(k.d.kind)+", "+
+				args.add(k.d.createdAt)+", "+args.add(k.d.id)+")")
+		}
+		_, err := q.ex.ExecContext(ctx, `INSERT INTO search_keys (business_id, key, kind, created_at, id) VALUES `+
+			strings.Join(rows, ", "), args...)
+		return err
+	})
 }
 
 // Indexer loop settings.
