@@ -35,11 +35,14 @@ type paymentQuery struct {
 	// the list's created_at order and its tie-break, which are
 	// payment_metadata's own when a metadata filter drives the scan.
 	from, created, id string
+	// byIDs is set when a short list of ids drives the query.
+	byIDs bool
 }
 
 // newPaymentQuery builds the WHERE clause of f, leaving status out unless
-// withStatus (status_counts ignores it).
-func newPaymentQuery(f payd.PaymentFilter, withStatus bool) *paymentQuery {
+// withStatus (status_counts ignores it); m is what f.Query matches
+// (queries.matchQuery), nil without one.
+func (q *queries) newPaymentQuery(f payd.PaymentFilter, withStatus bool, m *queryMatch) *paymentQuery {
 	pq := &paymentQuery{from: "payments p", created: "p.created_at", id: "p.id"}
 	biz := pq.args.add(f.BusinessID)
 	pq.where = append(pq.where, "p.business_id = "+biz)
@@ -54,8 +57,8 @@ func newPaymentQuery(f payd.PaymentFilter, withStatus bool) *paymentQuery {
 	if f.CreatedBefore != nil {
 		pq.where = append(pq.where, pq.created+" < "+pq.args.add(ceilMicros(*f.CreatedBefore)))
 	}
-	if f.Query != "" {
-		pq.search(f.Query, biz)
+	if m != nil {
+		pq.match(q, m)
 	}
 	return pq
 }
@@ -138,7 +141,7 @@ func (pq *paymentQuery) orderBy(s payd.PaymentSort, f payd.PaymentFilter) string
 	switch {
 	case s.ByAmount():
 		col = "p.amount"
-	case f.Reference != nil:
+	case f.Reference != nil || pq.byIDs:
 		col += " + 0"
 	}
 	if s.Descending() {
@@ -172,7 +175,11 @@ func (q *queries) ListPayments(ctx context.Context, f payd.PaymentFilter) (ps []
 
 // listPaymentIDs runs the keyset query for the ids of one page, in order.
 func (q *queries) listPaymentIDs(ctx context.Context, f payd.PaymentFilter) ([]string, error) {
-	pq := newPaymentQuery(f, true)
+	m, err := q.matchQuery(ctx, f)
+	if err != nil || m.none() {
+		return nil, err
+	}
+	pq := q.newPaymentQuery(f, true, m)
 	pq.after(f)
 	query := "SELECT " + pq.id + " FROM " + pq.from + " WHERE " + pq.whereSQL() +
 		" ORDER BY " + pq.orderBy(f.Sort, f) + " LIMIT " + pq.args.add(f.Limit)
@@ -272,48 +279,4 @@ func (q *queries) eventsOf(ctx context.Context, ids string, byID map[string]*pay
 // ListPayments returns a page of payments; see payd.ListStore.
 func (db *DB) ListPayments(ctx context.Context, f payd.PaymentFilter) ([]*payd.Payment, error) {
 	return db.reader(ctx).ListPayments(ctx, f)
-}
-
-// search adds the q filter (spec 4.3): an exact id, reference, transaction
-// hash or sender address, a price, or the term anywhere in the
-// description, reference, hash, address, a metadata value or the
-// customer's name or email, ignoring case. It runs as a check on each row
-// of the list's own index scan, which stops once a page is full: fast when
-// the term is common, a scan of the business's payments when it is rare
-// (docs/listing.md).
-func (pq *paymentQuery) search(term, biz string) {
-	exact := pq.args.add(term)
-	like := pq.args.add("%" + escapeLike(strings.ToLower(term)) + "%")
-	contains := func(col string) string { return "LOWER(" + col + ") LIKE " + like + ` ESCAPE '\'` }
-	conds := []string{
-		"p.id = " + exact, "p.reference = " + exact, "p.tx_hash = " + exact, "p.from_address = " + exact,
-		contains("p.description"), contains("p.reference"), contains("p.tx_hash"), contains("p.from_address"),
-		"EXISTS (SELECT 1 FROM payment_metadata x WHERE x.payment_id = p.id AND " + contains("x.value") + ")",
-		"p.customer_id IN (SELECT c.id FROM customers c WHERE c.business_id = " + biz + " AND (" +
-			contains("c.name") + " OR " + contains("c.email") + "))",
-	}
-	if cents, ok := amountTerm(term); ok {
-		conds = append(conds, "p.amount = "+pq.args.add(cents))
-	}
-	pq.where = append(pq.where, "("+strings.Join(conds, " OR ")+")")
-}
-
-// escapeLike escapes LIKE's wildcards for ESCAPE '\'.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
-// amountTerm reads a search term that is a price in major units ("12",
-// "12.5", "12.50") as minor units; every currency payd prices in has two
-// decimals.
-func amountTerm(s string) (int64, bool) {
-	whole, frac, _ := strings.Cut(s, ".")
-	if whole == "" || len(whole) > 10 || len(frac) > 2 || strings.Trim(whole+frac, "0123456789") != "" {
-		return 0, false
-	}
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	n, err := strconv.ParseInt(whole+frac, 10, 64)
-	return n, err == nil
 }

@@ -36,7 +36,11 @@ func (q *queries) PaymentStatusCounts(ctx context.Context, f payd.PaymentFilter)
 // countPayments counts the matching rows themselves, through the index of
 // the narrowest filter.
 func (q *queries) countPayments(ctx context.Context, f payd.PaymentFilter, counts map[payd.PaymentStatus]int64) error {
-	pq := newPaymentQuery(f, false)
+	m, err := q.matchQuery(ctx, f)
+	if err != nil || m.none() {
+		return err
+	}
+	pq := q.newPaymentQuery(f, false, m)
 	// Grouping by an expression keeps SQLite from walking the business's
 	// whole payments_status for its order instead of the filter's index.
 	query := "SELECT p.status || '', COUNT(*) FROM " + pq.from + " WHERE " + pq.whereSQL() + " GROUP BY p.status || ''"
@@ -85,7 +89,7 @@ func (q *queries) countSpan(ctx context.Context, f payd.PaymentFilter, lo, hi in
 	}
 	after, before := time.UnixMicro(lo), time.UnixMicro(hi)
 	f.CreatedAfter, f.CreatedBefore = &after, &before
-	pq := newPaymentQuery(f, false)
+	pq := q.newPaymentQuery(f, false, nil) // f has no q here: see PaymentStatusCounts
 	// Left to itself SQLite, which has no statistics, counts by walking
 	// all of the business's payments_status (it covers status and gives
 	// the GROUP BY its order) rather than the day or two of payments_created.

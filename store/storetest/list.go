@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -237,7 +238,11 @@ func testListPayments(t *testing.T, b *bundle) {
 }
 
 // testListQuery checks q on every field it searches, ignoring case, with
-// LIKE's wildcards taken literally.
+// LIKE's wildcards taken literally, before the search indexer ran (queued
+// payments are matched from their rows) and after it. A term finds what
+// GET /search?kind=payment finds, in the list's order and under its
+// filters, whether its few matches drive the list by id or a short term is
+// checked on every row.
 func testListQuery(t *testing.T, st payd.Store, fx *listFixture) {
 	p3, c0, c1 := fx.payments[3], fx.customers[0].ID, fx.customers[1].ID
 	cases := []struct {
@@ -256,15 +261,54 @@ func testListQuery(t *testing.T, st payd.Store, fx *listFixture) {
 		{"7.00", func(p *payd.Payment) bool { return p.Amount == 700 }},
 		{"order 17 ", func(p *payd.Payment) bool { return p == fx.payments[17] }},
 		{"no such thing", func(p *payd.Payment) bool { return false }},
+		{"%", func(p *payd.Payment) bool { return false }},
 	}
-	for _, c := range cases {
-		f := payd.PaymentFilter{BusinessID: fx.biz.ID, Query: c.term, Sort: payd.SortCreatedDesc}
-		want := filterPayments(fx.payments, c.keep)
-		slices.SortFunc(want, comparePayments(f.Sort))
-		if got := listAll(t, st, f, 3); !slices.Equal(got, paymentIDs(want)) {
-			t.Fatalf("q=%q: got %v, want %v", c.term, got, paymentIDs(want))
+	succeeded := payd.PaymentSucceeded
+	filters := []payd.PaymentFilter{
+		{Sort: payd.SortCreatedDesc},
+		{Sort: payd.SortAmountAsc},
+		{Sort: payd.SortCreatedAsc, Status: &succeeded},
+	}
+	twice(t, st, func(t *testing.T) {
+		for _, c := range cases {
+			f := payd.PaymentFilter{BusinessID: fx.biz.ID, Query: c.term, Sort: payd.SortCreatedDesc}
+			want := filterPayments(fx.payments, c.keep)
+			slices.SortFunc(want, comparePayments(f.Sort))
+			if got := listAll(t, st, f, 3); !slices.Equal(got, paymentIDs(want)) {
+				t.Fatalf("q=%q: got %v, want %v", c.term, got, paymentIDs(want))
+			}
 		}
-	}
+		for _, term := range []string{"17", "er", "0x", "order 2", "grace", "alan@bletchley.example", "range", "7"} {
+			found := map[string]bool{}
+			for _, h := range search(t, st, fx.biz.ID, term, payd.SearchPayment) {
+				id, _, _ := strings.Cut(strings.TrimPrefix(h, "payment:"), "@")
+				found[id] = true
+			}
+			if len(found) == 0 {
+				t.Fatalf("q=%q finds nothing: not a useful case", term)
+			}
+			for _, base := range filters {
+				f := base
+				f.BusinessID, f.Query = fx.biz.ID, term
+				want := filterPayments(fx.payments, func(p *payd.Payment) bool {
+					return found[p.ID] && (f.Status == nil || p.Status == *f.Status)
+				})
+				slices.SortFunc(want, comparePayments(f.Sort))
+				if got := listAll(t, st, f, 4); !slices.Equal(got, paymentIDs(want)) {
+					t.Fatalf("q=%q sort %v: got %v, want what search finds %v", term, f.Sort, got, paymentIDs(want))
+				}
+				counts, err := st.PaymentStatusCounts(t.Context(), f)
+				must(t, err)
+				var n int64
+				for _, k := range counts {
+					n += k
+				}
+				if base.Status == nil && n != int64(len(want)) {
+					t.Fatalf("q=%q: status counts add up to %d, want %d", term, n, len(want))
+				}
+			}
+		}
+	})
 }
 
 func filterPayments(ps []*payd.Payment, keep func(*payd.Payment) bool) []*payd.Payment {
