@@ -41,6 +41,10 @@ const (
 	ErrPaymentNotAcceptable = "payment_not_acceptable"
 	ErrPaymentNotFound      = "payment_not_found"
 	ErrCustomerBlocked      = "customer_blocked"
+	ErrNotAccepting         = "not_accepting"
+	// Wallet (spec 7.6).
+	ErrWalletExists      = "wallet_exists"
+	ErrInsufficientFunds = "insufficient_funds"
 )
 
 // Error is payd's one error type: a stable code, a message for people and,

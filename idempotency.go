@@ -84,6 +84,7 @@ type Queries interface {
 	LinkStore
 	PaymentStore
 	CheckoutSettingsStore
+	WalletStore
 	ListStore
 	SearchStore
 }

@@ -41,6 +41,9 @@ var statusByCode = map[string]int{
 	payd.ErrPaymentNotAcceptable:   http.StatusConflict,
 	payd.ErrPaymentNotFound:        http.StatusNotFound,
 	payd.ErrCustomerBlocked:        http.StatusForbidden,
+	payd.ErrNotAccepting:           http.StatusConflict,
+	payd.ErrWalletExists:           http.StatusConflict,
+	payd.ErrInsufficientFunds:      http.StatusConflict,
 }
 
 // errorBody is the envelope of every error response (spec 7).

@@ -54,12 +54,14 @@ var (
 	linksWrite     = access{area: payd.AreaLinks, level: payd.AccessWrite}
 )
 
-// Access rules of the payment and checkout settings routes.
+// Access rules of the payment, checkout settings and wallet routes.
 var (
 	paymentsRead  = access{area: payd.AreaPayments, level: payd.AccessRead}
 	paymentsWrite = access{area: payd.AreaPayments, level: payd.AccessWrite}
 	settingsRead  = access{area: payd.AreaCheckoutSettings, level: payd.AccessRead}
 	settingsWrite = access{area: payd.AreaCheckoutSettings, level: payd.AccessWrite}
+	walletRead    = access{area: payd.AreaWallet, level: payd.AccessRead}
+	walletWrite   = access{area: payd.AreaWallet, level: payd.AccessWrite}
 )
 
 // routeTable lists every API route on one screen.
@@ -89,6 +91,9 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/payments/{id}/accept", h: s.acceptPayment, access: paymentsWrite, realMoney: true},
 		{method: "GET", path: "/checkout-settings", h: s.getCheckoutSettings, access: settingsRead},
 		{method: "PATCH", path: "/checkout-settings", h: s.patchCheckoutSettings, access: settingsWrite, realMoney: true},
+		// Attaching a wallet decides where payments go (spec 5.3).
+		{method: "POST", path: "/wallet", h: s.createWallet, access: walletWrite, realMoney: true},
+		{method: "GET", path: "/wallet", h: s.getWallet, access: walletRead},
 		{method: "GET", path: "/public/payments/{code}", h: s.getPublicPayment, access: public},
 		{method: "GET", path: "/public/links/{code}", h: s.getPublicLink, access: public},
 		{method: "GET", path: "/metrics", h: s.getMetrics, access: access{area: payd.AreaMetrics, level: payd.AccessRead}},

@@ -38,7 +38,7 @@ const usage = `payd: self-hosted payment acceptance
 Usage:
   payd serve [--dev] [--addr HOST:PORT] [--database DSN]
   payd migrate [--database DSN]
-  payd business create --name NAME --email EMAIL [--live] [--json]
+  payd business create --name NAME --email EMAIL [--live] [--wallet generate] [--json]
   payd keys create --business BIZ_ID --permissions AREA:LEVEL,... [--test] [--json]
   payd keys revoke --business BIZ_ID --id KEY_ID
   payd pause checkouts|card|signups|network:NAME [--reason TEXT]

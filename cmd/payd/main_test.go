@@ -164,7 +164,7 @@ func TestCommandLineErrors(t *testing.T) {
 	cases := [][]string{
 		{},
 		{"frobnicate"},
-		{"business", "create", "--name", "A", "--email", "a@example.com", "--wallet", "generate", "--database", dsn},
+		{"business", "create", "--name", "A", "--email", "a@example.com", "--wallet", "import", "--database", dsn},
 		{"keys", "create", "--business", "biz_x", "--permissions", "payments:admin", "--database", dsn},
 		{"pause", "everything", "--database", dsn},
 		{"serve", "--log-level", "loud"},

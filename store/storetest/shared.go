@@ -9,6 +9,7 @@ import (
 
 	"payd"
 	"payd/clock"
+	"payd/money"
 	"payd/store"
 )
 
@@ -62,4 +63,27 @@ func SharedDatabase(t *testing.T, a, b payd.Store) {
 	if len(slices.Compact(slices.Sorted(slices.Values(values)))) != 1 {
 		t.Fatalf("settings across two stores = %v, want one value", values)
 	}
+	sharedWallets(t, a, b)
+}
+
+// sharedWallets races businesses on two stores for one account key, then
+// both stores for one wallet's receive indexes: one wallet gets the key,
+// and every index is handed out once.
+func sharedWallets(t *testing.T, a, b payd.Store) {
+	ctx := context.Background()
+	stores := []payd.Store{a, b}
+	const n = 20
+	ws := make([]*payd.Wallet, n)
+	for i := range ws {
+		ws[i] = mustNewWallet(t, mustBusiness(t, ctx, stores[i%2]).ID, map[money.Network]string{
+			money.Bitcoin: "zpub-shared", money.Tron: fmt.Sprint("xpub-", i)})
+	}
+	_, errs := parallel(n, func(i int) (struct{}, error) { return struct{}{}, stores[i%2].CreateWallet(ctx, ws[i]) })
+	wantOneWinner(t, errs, "keys.bitcoin")
+	winner := ws[slices.Index(errs, nil)]
+	got, errs := parallel(n, func(i int) (uint32, error) {
+		return stores[i%2].NextAddressIndex(ctx, winner.ID, money.Bitcoin)
+	})
+	noErrors(t, errs)
+	wantContiguous(t, got, 0, n)
 }

@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"CheckoutSettings", testCheckoutSettings},
 		{"Customer", testCustomer},
 		{"Link", testLink},
+		{"Wallet", testWallet},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.run(t, &bundle{open: open}) })

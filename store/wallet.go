@@ -1,0 +1,250 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"payd"
+	"payd/money"
+)
+
+// CreateWallet stores a new wallet and its keys; see payd.WalletStore.
+// Every insert says ON CONFLICT DO NOTHING and the conflict is read from
+// what was not inserted, so that PostgreSQL meets no unique violation,
+// which would abort the caller's transaction; a refused wallet deletes
+// what it inserted, leaving the transaction as it found it.
+func (q *queries) CreateWallet(ctx context.Context, w *payd.Wallet) (err error) {
+	defer fail(&err, "wallet", "store.CreateWallet(%s)", w.ID)
+	if len(w.Networks()) == 0 {
+		return payd.FieldError("keys", "a wallet needs the account key of at least one network")
+	}
+	err = affected(q.ex.ExecContext(ctx, `
+		INSERT INTO wallets (id, business_id, source, created_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT DO NOTHING`, w.ID, w.BusinessID, string(w.Source), micros(w.CreatedAt)))
+	if err == sql.ErrNoRows {
+		return payd.WalletExists()
+	}
+	if err != nil {
+		return err
+	}
+	inserted, err := q.insertWalletKeys(ctx, w)
+	if err != nil {
+		return err
+	}
+	for _, n := range money.Networks {
+		if w.Keys[n] != "" && !inserted[n] {
+			if err := q.deleteWallet(ctx, w.ID); err != nil {
+				return err
+			}
+			return payd.KeyAttachedElsewhere(n)
+		}
+	}
+	return nil
+}
+
+// insertWalletKeys inserts the wallet's keys in one statement, in
+// money.Networks order (so that two wallets racing for the same keys lock
+// them in the same order and cannot deadlock), and returns the networks
+// whose key went in: a missing one is held by another wallet.
+func (q *queries) insertWalletKeys(ctx context.Context, w *payd.Wallet) (map[money.Network]bool, error) {
+	var sb strings.Builder
+	sb.WriteString(`INSERT INTO wallet_keys (wallet_id, network, account_key, next_index) VALUES `)
+	args := []any{w.ID}
+	for _, n := range money.Networks {
+		if w.Keys[n] == "" {
+			continue
+		}
+		if len(args) > 1 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString("($1, $" + strconv.Itoa(len(args)+1) + ", $" + strconv.Itoa(len(args)+2) + ", 0)")
+		args = append(args, string(n), w.Keys[n])
+	}
+	sb.WriteString(` ON CONFLICT DO NOTHING RETURNING network`)
+	rows, err := q.ex.QueryContext(ctx, sb.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	inserted := map[money.Network]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		inserted[money.Network(n)] = true
+	}
+	return inserted, rows.Err()
+}
+
+// deleteWallet removes a wallet that was refused while being created.
+func (q *queries) deleteWallet(ctx context.Context, id string) error {
+	if _, err := q.ex.ExecContext(ctx, `DELETE FROM wallet_keys WHERE wallet_id = $1`, id); err != nil {
+		return err
+	}
+	_, err := q.ex.ExecContext(ctx, `DELETE FROM wallets WHERE id = $1`, id)
+	return err
+}
+
+// WalletByBusiness returns the business's wallet with its keys; not_found
+// when it has none.
+func (q *queries) WalletByBusiness(ctx context.Context, businessID string) (_ *payd.Wallet, err error) {
+	defer fail(&err, "wallet", "store.WalletByBusiness(%s)", businessID)
+	rows, err := q.ex.QueryContext(ctx, `
+		SELECT w.id, w.source, w.created_at, k.network, k.account_key
+		FROM wallets w JOIN wallet_keys k ON k.wallet_id = w.id
+		WHERE w.business_id = $1`, businessID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var w *payd.Wallet
+	for rows.Next() {
+		var id, source, network, key string
+		var created int64
+		if err := rows.Scan(&id, &source, &created, &network, &key); err != nil {
+			return nil, err
+		}
+		if w == nil {
+			w = &payd.Wallet{ID: id, BusinessID: businessID, Source: payd.WalletSource(source),
+				CreatedAt: fromMicros(created), Keys: map[money.Network]string{}}
+		}
+		w.Keys[money.Network(network)] = key
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if w == nil {
+		return nil, sql.ErrNoRows
+	}
+	return w, nil
+}
+
+// NextAddressIndex hands out the wallet's next receive index on network n
+// in one UPDATE of the counter row: concurrent callers queue on the row's
+// lock (PostgreSQL) or the single writer (SQLite) and each gets its own
+// index; not_found when the wallet has no key on n.
+func (q *queries) NextAddressIndex(ctx context.Context, walletID string, n money.Network) (_ uint32, err error) {
+	defer fail(&err, "wallet key", "store.NextAddressIndex(%s, %s)", walletID, n)
+	var next int64
+	err = q.ex.QueryRowContext(ctx, `
+		UPDATE wallet_keys SET next_index = next_index + 1 WHERE wallet_id = $1 AND network = $2
+		RETURNING next_index`, walletID, string(n)).Scan(&next)
+	if err != nil {
+		return 0, err
+	}
+	idx := next - 1
+	if idx < 0 || idx > payd.MaxAddressIndex {
+		return 0, fmt.Errorf("the wallet's %s receive indexes are used up (next %d)", n, next)
+	}
+	return uint32(idx), nil
+}
+
+// AddHoldings adds amount to one holding; see payd.WalletStore. The row is
+// made first if the wallet has a key on n, then read, locked on
+// PostgreSQL (FOR UPDATE inside the transaction) and written back: the
+// sum is computed with math/big, because wei overflow every integer type
+// both databases share.
+func (q *queries) AddHoldings(ctx context.Context, walletID string, n money.Network, amount money.CoinAmount) (err error) {
+	defer fail(&err, "wallet holding", "store.AddHoldings(%s, %s, %s)", walletID, amount.Asset, n)
+	if err := payd.CheckHoldingDelta(n, amount); err != nil {
+		return err
+	}
+	now := micros(q.now())
+	_, err = q.ex.ExecContext(ctx, `
+		INSERT INTO wallet_holdings (wallet_id, asset, network, amount, updated_at)
+		SELECT wallet_id, $2, network, '0', $4 FROM wallet_keys WHERE wallet_id = $1 AND network = $3
+		ON CONFLICT (wallet_id, asset, network) DO NOTHING`, walletID, string(amount.Asset), string(n), now)
+	if err != nil {
+		return err
+	}
+	var stored string
+	err = q.ex.QueryRowContext(ctx, `
+		SELECT amount FROM wallet_holdings WHERE wallet_id = $1 AND asset = $2 AND network = $3`+q.lockRow(),
+		walletID, string(amount.Asset), string(n)).Scan(&stored)
+	if err == sql.ErrNoRows {
+		return payd.Errorf(payd.ErrNotFound, "the wallet has no %s key", n)
+	}
+	if err != nil {
+		return err
+	}
+	cur, ok := new(big.Int).SetString(stored, 10)
+	if !ok {
+		return fmt.Errorf("stored holding %q is not an integer", stored)
+	}
+	sum := cur.Add(cur, amount.Units)
+	if sum.Sign() < 0 {
+		return payd.Errorf(payd.ErrInsufficientFunds, "the wallet holds %s %s on %s, less than %s",
+			money.CoinAmount{Asset: amount.Asset, Units: new(big.Int).Sub(sum, amount.Units)}, amount.Asset, n,
+			money.CoinAmount{Asset: amount.Asset, Units: new(big.Int).Neg(amount.Units)})
+	}
+	_, err = q.ex.ExecContext(ctx, `
+		UPDATE wallet_holdings SET amount = $4, updated_at = $5 WHERE wallet_id = $1 AND asset = $2 AND network = $3`,
+		walletID, string(amount.Asset), string(n), sum.String(), now)
+	return err
+}
+
+// WalletHoldings returns the holdings of the business's wallet.
+func (q *queries) WalletHoldings(ctx context.Context, businessID, walletID string) (_ []payd.Holding, err error) {
+	defer fail(&err, "wallet holding", "store.WalletHoldings(%s)", walletID)
+	rows, err := q.ex.QueryContext(ctx, `
+		SELECT h.asset, h.network, h.amount FROM wallet_holdings h JOIN wallets w ON w.id = h.wallet_id
+		WHERE w.business_id = $1 AND h.wallet_id = $2`, businessID, walletID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []payd.Holding
+	for rows.Next() {
+		var asset, network, stored string
+		if err := rows.Scan(&asset, &network, &stored); err != nil {
+			return nil, err
+		}
+		units, ok := new(big.Int).SetString(stored, 10)
+		if !ok {
+			return nil, fmt.Errorf("stored holding %q is not an integer", stored)
+		}
+		out = append(out, payd.Holding{Network: money.Network(network), Amount: money.CoinAmount{Asset: money.Asset(asset), Units: units}})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	payd.SortHoldings(out)
+	return out, nil
+}
+
+// CreateWallet stores a new wallet and its keys in one transaction (inline
+// when ctx already carries one); see payd.WalletStore.
+func (db *DB) CreateWallet(ctx context.Context, w *payd.Wallet) error {
+	return db.atomic(ctx, func(ctx context.Context, q *queries) error { return q.CreateWallet(ctx, w) })
+}
+
+// WalletByBusiness returns the business's wallet; not_found when it has none.
+func (db *DB) WalletByBusiness(ctx context.Context, businessID string) (*payd.Wallet, error) {
+	return db.reader(ctx).WalletByBusiness(ctx, businessID)
+}
+
+// NextAddressIndex hands out the wallet's next receive index on network n;
+// see payd.WalletStore.
+func (db *DB) NextAddressIndex(ctx context.Context, walletID string, n money.Network) (idx uint32, err error) {
+	err = db.write(ctx, func(ctx context.Context, q *queries) error {
+		idx, err = q.NextAddressIndex(ctx, walletID, n)
+		return err
+	})
+	return idx, err
+}
+
+// AddHoldings adds amount to one holding of the wallet, in one transaction
+// (inline when ctx already carries one); see payd.WalletStore.
+func (db *DB) AddHoldings(ctx context.Context, walletID string, n money.Network, amount money.CoinAmount) error {
+	return db.atomic(ctx, func(ctx context.Context, q *queries) error { return q.AddHoldings(ctx, walletID, n, amount) })
+}
+
+// WalletHoldings returns the holdings of the business's wallet.
+func (db *DB) WalletHoldings(ctx context.Context, businessID, walletID string) ([]payd.Holding, error) {
+	return db.reader(ctx).WalletHoldings(ctx, businessID, walletID)
+}
