@@ -291,6 +291,7 @@ func runBench(t *testing.T, db *store.DB, sum *seed.Summary) (string, map[string
 		order[c.name] = ids
 		med, p99 := timeRequests(t, b, secret, path)
 		fmt.Fprintf(&sb, "| %s | %d | %s | %s |\n", c.name, len(ids), ms(med), ms(p99))
+		t.Logf("%s: %s: %d results, median %s, p99 %s", db.Dialect(), c.name, len(ids), ms(med), ms(p99))
 	}
 	return sb.String(), order
 }

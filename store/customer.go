@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"strconv"
-	"strings"
 
 	"payd"
 )
@@ -93,14 +92,12 @@ func (q *queries) CustomersByID(ctx context.Context, businessID string, ids []st
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := []any{businessID}
-	marks := make([]string, len(ids))
-	for i, id := range ids {
-		args = append(args, id)
-		marks[i] = "$" + strconv.Itoa(i+2)
-	}
+	// (business_id || '') keeps SQLite, which has no statistics, from
+	// walking all of the business's customers instead of looking the ids
+	// up (166 ms for a page of 25 at 380,000 customers); the ids are one
+	// JSON array parameter, so every page size shares one statement.
 	rows, err := q.ex.QueryContext(ctx, `SELECT `+customerColumns+`
-		FROM customers WHERE business_id = $1 AND id IN (`+strings.Join(marks, ", ")+`)`, args...)
+		FROM customers WHERE (business_id || '') = $1 AND `+q.idsIn("id", "$2"), businessID, jsonIDs(ids))
 	if err != nil {
 		return nil, err
 	}
