@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"payd"
@@ -25,8 +26,13 @@ import (
 // in Go from their own rows instead (searchTail).
 
 // searchWindow is how many of a kind's newest entries a segment scans
-// before it turns to the trigram index.
-const searchWindow = 2000
+// before it turns to the trigram index (2,000; a test lowers it to drive
+// small fixtures through the index).
+var searchWindow = func() *atomic.Int64 {
+	var w atomic.Int64
+	w.Store(2000)
+	return &w
+}()
 
 // Search returns one page of ranked hits, all read from one snapshot.
 func (db *DB) Search(ctx context.Context, sq payd.SearchQuery) (hits []payd.SearchHit, err error) {
@@ -82,6 +88,7 @@ func (q *queries) Search(ctx context.Context, sq payd.SearchQuery) (hits []payd.
 	if err != nil {
 		return nil, err
 	}
+	found := &indexMatches{}
 	for tier := payd.TierExact; tier <= payd.TierAnywhere; tier++ {
 		for _, kind := range sq.Kinds {
 			need := sq.Limit - len(hits)
@@ -92,7 +99,7 @@ func (q *queries) Search(ctx context.Context, sq payd.SearchQuery) (hits []payd.
 			if skip {
 				continue
 			}
-			seg := segment{biz: sq.BusinessID, term: t, tier: tier, kind: kind, after: after, need: need}
+			seg := segment{biz: sq.BusinessID, term: t, tier: tier, kind: kind, after: after, need: need, found: found}
 			got, err := q.searchSegment(ctx, seg)
 			if err != nil {
 				return nil, err
@@ -130,6 +137,9 @@ type segment struct {
 	kind  payd.SearchKind
 	after *payd.SearchPosition
 	need  int
+	// found holds what the trigram index matched, shared by the
+	// segments of one search.
+	found *indexMatches
 }
 
 // ranksAfter reports whether a hit of the segment lies after its cursor.
@@ -219,11 +229,10 @@ func (q *queries) searchSegment(ctx context.Context, s segment) ([]payd.SearchHi
 	if whole, err := q.windowIsWhole(ctx, s); err != nil || whole {
 		return hits, err
 	}
-	query := b.scan()
 	if pattern := ftsPattern(s); pattern != "" {
-		query = b.indexed(q.dialect, pattern)
+		return q.indexedSegment(ctx, s, pattern)
 	}
-	return q.segmentHits(ctx, s, query, b.args)
+	return q.segmentHits(ctx, s, b.scan(), b.args)
 }
 
 // exactSegment reads tier 1 of one kind from search_keys.
@@ -271,13 +280,14 @@ func (q *queries) segmentHits(ctx context.Context, s segment, query string, args
 // windowIsWhole reports whether the segment's window held every entry of
 // the kind after the cursor, so that what it found is all there is.
 func (q *queries) windowIsWhole(ctx context.Context, s segment) (bool, error) {
+	window := searchWindow.Load()
 	var args sqlArgs
 	where := []string{"d.business_id = " + args.add(s.biz), "d.kind = " + args.add(string(s.kind))}
 	where = append(where, afterSQL(s.after, &args)...)
 	var n int
 	err := q.ex.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM search_docs d WHERE `+
-		strings.Join(where, " AND ")+` LIMIT `+args.add(searchWindow+1)+`) w`, args...).Scan(&n)
-	return n <= searchWindow, err
+		strings.Join(where, " AND ")+` LIMIT `+args.add(window+1)+`) w`, args...).Scan(&n)
+	return n <= int(window), err
 }
 
 // segmentSQL builds the queries of a tier 2 or 3 segment.
@@ -314,7 +324,7 @@ const segmentOrder = ` ORDER BY d.created_at DESC, d.id DESC LIMIT `
 // window matches within the newest searchWindow entries.
 func (b *segmentSQL) window() string {
 	return `SELECT d.id, d.created_at FROM (SELECT business_id, kind, id, created_at, doc FROM search_docs d WHERE ` +
-		strings.Join(b.scope, " AND ") + segmentOrder + strconv.Itoa(searchWindow) + `) d WHERE ` +
+		strings.Join(b.scope, " AND ") + segmentOrder + strconv.FormatInt(searchWindow.Load(), 10) + `) d WHERE ` +
 		strings.Join(b.match, " AND ") + segmentOrder + b.limit
 }
 
@@ -337,13 +347,4 @@ func ftsPattern(s segment) string {
 		return ""
 	}
 	return p
-}
-
-// indexed matches through the trigram index: FTS5 on SQLite, pg_trgm on
-// PostgreSQL.
-func (b *segmentSQL) indexed(dialect, pattern string) string {
-	if dialect == dialectPostgres {
-		return b.postgresIndexed(pattern)
-	}
-	return b.sqliteIndexed(pattern)
 }

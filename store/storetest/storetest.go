@@ -45,6 +45,13 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 	}
 }
 
+// RunSearch runs the search suites alone (search and the payment list's
+// q), for a store set to answer them through its trigram index.
+func RunSearch(t *testing.T, open func(t *testing.T) payd.Store) {
+	t.Run("Search", func(t *testing.T) { testSearch(t, &bundle{open: open}) })
+	t.Run("ListPayments", func(t *testing.T) { testListPayments(t, &bundle{open: open}) })
+}
+
 // bundle is what every conformance test starts from.
 type bundle struct {
 	open func(t *testing.T) payd.Store
