@@ -45,7 +45,15 @@ type paymentQuery struct {
 func (q *queries) newPaymentQuery(f payd.PaymentFilter, withStatus bool, m *queryMatch) *paymentQuery {
 	pq := &paymentQuery{from: "payments p", created: "p.created_at", id: "p.id"}
 	biz := pq.args.add(f.BusinessID)
-	pq.where = append(pq.where, "p.business_id = "+biz)
+	if m != nil && !m.many {
+		// The matching ids drive the query; (business_id || '') keeps
+		// SQLite, which has no statistics, from walking the business's
+		// payments instead and checking each against them (290 ms at a
+		// million against 2 ms).
+		pq.where = append(pq.where, "(p.business_id || '') = "+biz)
+	} else {
+		pq.where = append(pq.where, "p.business_id = "+biz)
+	}
 	pq.metadata(f, biz)
 	pq.lowCardinality(f, withStatus)
 	pq.eq("p.reference", f.Reference)

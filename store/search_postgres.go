@@ -5,7 +5,7 @@ package store
 // materialized and its only condition is the LIKE, so the planner cannot
 // prefer a newest-first scan of search_docs_created that would read every
 // entry of the business for a rare pattern.
-func postgresCandidates(args *sqlArgs, pattern, scope string) string {
+func postgresCandidates(args *sqlArgs, tier, pattern, scope string) string {
 	return `WITH m AS MATERIALIZED (SELECT seq FROM search_docs WHERE doc LIKE ` + args.add("%"+pattern+"%") + `)
-		SELECT d.kind, d.id, d.created_at, d.doc, d.keys FROM m JOIN search_docs d ON d.seq = m.seq WHERE ` + scope
+		SELECT d.kind, d.id, d.created_at, ` + tier + ` FROM m JOIN search_docs d ON d.seq = m.seq WHERE ` + scope
 }

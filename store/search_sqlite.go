@@ -31,7 +31,7 @@ func ftsQuery(pattern string) string {
 // holds the pattern (at least one trigram long: ftsPattern), driven from
 // the FTS5 trigram index: CROSS JOIN keeps SQLite from starting at
 // search_docs instead.
-func sqliteCandidates(args *sqlArgs, pattern, scope string) string {
-	return `SELECT d.kind, d.id, d.created_at, d.doc, d.keys FROM search_fts CROSS JOIN search_docs d ON d.seq = search_fts.rowid
+func sqliteCandidates(args *sqlArgs, tier, pattern, scope string) string {
+	return `SELECT d.kind, d.id, d.created_at, ` + tier + ` FROM search_fts CROSS JOIN search_docs d ON d.seq = search_fts.rowid
 		WHERE search_fts MATCH ` + args.add(ftsQuery(pattern)) + ` AND d.doc LIKE ` + args.add("%"+pattern+"%") + ` AND ` + scope
 }
