@@ -33,7 +33,8 @@ import (
 // version and count. Then it starts the real server on each database and
 // times listing and search requests one after another, and checks that
 // both databases return the same objects in the same order.
-// PAYD_BENCH_DIALECTS=sqlite or =postgres seeds or measures one only. It
+// PAYD_BENCH_DIALECTS=sqlite or =postgres seeds or measures one only;
+// PAYD_BENCH_CASES=search times only the cases whose name holds it. It
 // never runs in CI.
 
 // benchSeed and benchNow fix the seeded data, so both databases and every
@@ -276,7 +277,11 @@ func runBench(t *testing.T, db *store.DB, sum *seed.Summary) (string, map[string
 	fmt.Fprintf(&sb, "%s, %d payments (first business %d)\n\n| case | results | median | p99 |\n| --- | ---: | ---: | ---: |\n",
 		db.Dialect(), sum.Payments, sum.Businesses[0].Payments)
 	order := map[string][]string{}
+	only := os.Getenv("PAYD_BENCH_CASES")
 	for _, c := range benchCases(t, db, sum) {
+		if only != "" && !strings.Contains(c.name, only) {
+			continue
+		}
 		path := c.path
 		if c.walk > 0 {
 			// A trial with fewer payments walks proportionally less deep.

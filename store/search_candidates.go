@@ -42,19 +42,19 @@ func (q *queries) indexedSegment(ctx context.Context, s segment, pattern string)
 // indexCandidates returns the business's indexed entries, not queued, whose
 // document holds pattern, ranked by the search's term and newest first,
 // reading them on first use. The tier is worked out in SQL, as the
-// segment queries do, so that only ids cross over.
+// segment queries do, so that only ids cross over; entries the term is an
+// exact key of are left out (tier 1 ranks them).
 func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string) ([]payd.SearchHit, error) {
 	if found, ok := s.found.byPattern[pattern]; ok {
 		return found, nil
 	}
-	var args sqlArgs
-	exact := "1 = 0"
-	if s.term.key != "" {
-		exact = `EXISTS (SELECT 1 FROM search_keys k WHERE k.business_id = d.business_id AND k.key = ` + args.add(s.term.key) +
-			` AND k.kind = d.kind AND k.created_at = d.created_at AND k.id = d.id)`
+	exact, err := q.exactKeyed(ctx, s)
+	if err != nil {
+		return nil, err
 	}
-	tier := fmt.Sprintf("CASE WHEN %s THEN %d WHEN d.doc LIKE %s THEN %d ELSE %d END",
-		exact, payd.TierExact, args.add("% "+s.term.words+"%"), payd.TierWord, payd.TierAnywhere)
+	var args sqlArgs
+	tier := fmt.Sprintf("CASE WHEN d.doc LIKE %s THEN %d ELSE %d END",
+		args.add("% "+s.term.words+"%"), payd.TierWord, payd.TierAnywhere)
 	candidates := sqliteCandidates
 	if q.dialect == dialectPostgres {
 		candidates = postgresCandidates
@@ -73,6 +73,9 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 			return nil, err
 		}
 		h.CreatedAt = fromMicros(created)
+		if exact[string(h.Kind)+":"+h.ID] {
+			continue // ranked in tier 1
+		}
 		found = append(found, h)
 	}
 	if err := closeRows(rows); err != nil {
@@ -89,4 +92,27 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 	}
 	s.found.byPattern[pattern] = found
 	return found, nil
+}
+
+// exactKeyed returns the entries whose exact keys include the search's
+// term, as "kind:id": a range of search_keys' primary key, read once
+// rather than probed for every candidate.
+func (q *queries) exactKeyed(ctx context.Context, s segment) (map[string]bool, error) {
+	out := map[string]bool{}
+	if s.term.key == "" {
+		return out, nil
+	}
+	rows, err := q.ex.QueryContext(ctx, `SELECT kind, id FROM search_keys WHERE business_id = $1 AND key = $2`, s.biz, s.term.key)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var kind, id string
+		if err := rows.Scan(&kind, &id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out[kind+":"+id] = true
+	}
+	return out, closeRows(rows)
 }
