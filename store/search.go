@@ -348,3 +348,11 @@ func ftsPattern(s segment) string {
 	}
 	return p
 }
+
+// indexed is a segment's query through the trigram index.
+func (b *segmentSQL) indexed(dialect, pattern string) string {
+	if dialect == dialectPostgres {
+		return b.postgresIndexed(pattern)
+	}
+	return b.sqliteIndexed(pattern)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"payd"
 )
@@ -17,8 +18,20 @@ import (
 // every later segment of the same search (the other kinds, the other tier)
 // filters them in Go: one pass over the candidates instead of up to six.
 type indexMatches struct {
+	// byPattern holds the candidates of each pattern read so far; nil
+	// for a pattern with more than maxIndexCandidates.
 	byPattern map[string][]payd.SearchHit
 }
+
+// maxIndexCandidates bounds the candidates a search reads into memory.
+// Past it (a common word: 81,000 entries hold "trail" at a million
+// payments) each segment asks the database for its own first hits
+// instead, which keeps only those. (A test sets it to 0 to take that way.)
+var maxIndexCandidates = func() *atomic.Int64 {
+	var n atomic.Int64
+	n.Store(20000)
+	return &n
+}()
 
 // indexedSegment returns a tier 2 or 3 segment's hits from the trigram
 // index's candidates for pattern, newest first.
@@ -26,6 +39,10 @@ func (q *queries) indexedSegment(ctx context.Context, s segment, pattern string)
 	found, err := q.indexCandidates(ctx, s, pattern)
 	if err != nil {
 		return nil, err
+	}
+	if found == nil {
+		b := newSegmentSQL(s)
+		return q.segmentHits(ctx, s, b.indexed(q.dialect, pattern), b.args)
 	}
 	var hits []payd.SearchHit
 	for _, h := range found {
@@ -41,13 +58,15 @@ func (q *queries) indexedSegment(ctx context.Context, s segment, pattern string)
 
 // indexCandidates returns the business's indexed entries, not queued, whose
 // document holds pattern, ranked by the search's term and newest first,
-// reading them on first use. The tier is worked out in SQL, as the
+// reading them on first use; nil when there are more than
+// maxIndexCandidates. The tier is worked out in SQL, as the
 // segment queries do, so that only ids cross over; entries the term is an
 // exact key of are left out (tier 1 ranks them).
 func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string) ([]payd.SearchHit, error) {
 	if found, ok := s.found.byPattern[pattern]; ok {
 		return found, nil
 	}
+	limit := maxIndexCandidates.Load()
 	exact, err := q.exactKeyed(ctx, s)
 	if err != nil {
 		return nil, err
@@ -59,7 +78,8 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 	if q.dialect == dialectPostgres {
 		candidates = postgresCandidates
 	}
-	query := candidates(&args, tier, pattern, "d.business_id = "+args.add(s.biz)+" AND "+notQueued)
+	query := candidates(&args, tier, pattern, "d.business_id = "+args.add(s.biz)+" AND "+notQueued) +
+		" LIMIT " + args.add(limit+1)
 	rows, err := q.ex.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -81,15 +101,19 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 	if err := closeRows(rows); err != nil {
 		return nil, err
 	}
+	if s.found.byPattern == nil {
+		s.found.byPattern = map[string][]payd.SearchHit{}
+	}
+	if int64(len(found)) > limit {
+		s.found.byPattern[pattern] = nil
+		return nil, nil
+	}
 	slices.SortFunc(found, func(a, b payd.SearchHit) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
-	if s.found.byPattern == nil {
-		s.found.byPattern = map[string][]payd.SearchHit{}
-	}
 	s.found.byPattern[pattern] = found
 	return found, nil
 }

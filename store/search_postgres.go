@@ -1,5 +1,7 @@
 package store
 
+import "strings"
+
 // postgresCandidates selects the business's indexed entries whose document
 // holds the pattern, driven from the pg_trgm GIN index. The CTE is
 // materialized and its only condition is the LIKE, so the planner cannot
@@ -8,4 +10,12 @@ package store
 func postgresCandidates(args *sqlArgs, tier, pattern, scope string) string {
 	return `WITH m AS MATERIALIZED (SELECT seq FROM search_docs WHERE doc LIKE ` + args.add("%"+pattern+"%") + `)
 		SELECT d.kind, d.id, d.created_at, ` + tier + ` FROM m JOIN search_docs d ON d.seq = m.seq WHERE ` + scope
+}
+
+// postgresIndexed drives one segment from the pg_trgm GIN index, for a
+// pattern with too many candidates to read.
+func (b *segmentSQL) postgresIndexed(pattern string) string {
+	return `WITH m AS MATERIALIZED (SELECT seq FROM search_docs WHERE doc LIKE ` + b.args.add("%"+pattern+"%") + `)
+		SELECT d.id, d.created_at FROM m JOIN search_docs d ON d.seq = m.seq WHERE ` +
+		strings.Join(append(b.scope, b.match...), " AND ") + segmentOrder + b.limit
 }

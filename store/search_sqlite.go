@@ -35,3 +35,12 @@ func sqliteCandidates(args *sqlArgs, tier, pattern, scope string) string {
 	return `SELECT d.kind, d.id, d.created_at, ` + tier + ` FROM search_fts CROSS JOIN search_docs d ON d.seq = search_fts.rowid
 		WHERE search_fts MATCH ` + args.add(ftsQuery(pattern)) + ` AND d.doc LIKE ` + args.add("%"+pattern+"%") + ` AND ` + scope
 }
+
+// sqliteIndexed drives one segment from the FTS5 trigram index, for a
+// pattern with too many candidates to read: SQLite keeps only the
+// segment's first hits.
+func (b *segmentSQL) sqliteIndexed(pattern string) string {
+	return `SELECT d.id, d.created_at FROM search_fts CROSS JOIN search_docs d ON d.seq = search_fts.rowid
+		WHERE search_fts MATCH ` + b.args.add(ftsQuery(pattern)) + ` AND ` +
+		strings.Join(append(b.scope, b.match...), " AND ") + segmentOrder + b.limit
+}

@@ -13,9 +13,18 @@ import (
 // entries, so that every tier 2 and 3 segment of the small fixtures is
 // answered by the trigram index (FTS5, pg_trgm) as a rare term at scale
 // is, on both databases.
+// Then again with no candidates read into memory, so that every such
+// segment queries the index itself, as for a very common word.
 func TestSearchThroughIndex(t *testing.T) {
 	old := store.SetSearchWindow(0)
 	t.Cleanup(func() { store.SetSearchWindow(old) })
+	t.Run("Candidates", runSearchSuites)
+	oldMax := store.SetMaxIndexCandidates(0)
+	t.Cleanup(func() { store.SetMaxIndexCandidates(oldMax) })
+	t.Run("SegmentBySegment", runSearchSuites)
+}
+
+func runSearchSuites(t *testing.T) {
 	t.Run("SQLite", func(t *testing.T) {
 		storetest.RunSearch(t, func(t *testing.T) payd.Store { return storetest.OpenSQLite(t) })
 	})
