@@ -132,6 +132,11 @@ func seedDatabase(ctx context.Context, db payd.Store, sc seed.Config, asJSON boo
 	if err := indexAll(ctx, db); err != nil {
 		return err
 	}
+	if a, ok := db.(interface{ Analyze(context.Context) error }); ok {
+		if err := a.Analyze(ctx); err != nil {
+			return err
+		}
+	}
 	took := clk.Now().Sub(start)
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(seeded{Summary: sum, Seconds: took.Seconds()})
