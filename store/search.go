@@ -221,6 +221,13 @@ func (q *queries) searchSegment(ctx context.Context, s segment) ([]payd.SearchHi
 	if s.term.words == "" {
 		return nil, nil
 	}
+	pattern := ftsPattern(s)
+	if pattern != "" {
+		hits, ok, err := q.indexedSegment(ctx, s, pattern)
+		if err != nil || ok {
+			return hits, err
+		}
+	}
 	b := newSegmentSQL(s)
 	hits, err := q.segmentHits(ctx, s, b.window(), b.args)
 	if err != nil || len(hits) == s.need {
@@ -229,8 +236,8 @@ func (q *queries) searchSegment(ctx context.Context, s segment) ([]payd.SearchHi
 	if whole, err := q.windowIsWhole(ctx, s); err != nil || whole {
 		return hits, err
 	}
-	if pattern := ftsPattern(s); pattern != "" {
-		return q.indexedSegment(ctx, s, pattern)
+	if pattern != "" {
+		return q.segmentHits(ctx, s, b.indexed(q.dialect, pattern), b.args)
 	}
 	return q.segmentHits(ctx, s, b.scan(), b.args)
 }

@@ -18,9 +18,10 @@ import (
 // every later segment of the same search (the other kinds, the other tier)
 // filters them in Go: one pass over the candidates instead of up to six.
 type indexMatches struct {
-	// byPattern holds the candidates of each pattern read so far; nil
-	// for a pattern with more than maxIndexCandidates.
+	// byPattern holds the candidates of each pattern read so far;
+	// tooMany the patterns with more than maxIndexCandidates.
 	byPattern map[string][]payd.SearchHit
+	tooMany   map[string]bool
 }
 
 // maxIndexCandidates bounds the candidates a search reads into memory.
@@ -34,17 +35,14 @@ var maxIndexCandidates = func() *atomic.Int64 {
 }()
 
 // indexedSegment returns a tier 2 or 3 segment's hits from the trigram
-// index's candidates for pattern, newest first.
-func (q *queries) indexedSegment(ctx context.Context, s segment, pattern string) ([]payd.SearchHit, error) {
-	found, err := q.indexCandidates(ctx, s, pattern)
-	if err != nil {
-		return nil, err
+// index's candidates for pattern, newest first; ok is false when the
+// pattern has too many candidates to read, and the segment must be
+// answered from the newest entries or by the index query of its own.
+func (q *queries) indexedSegment(ctx context.Context, s segment, pattern string) (hits []payd.SearchHit, ok bool, err error) {
+	found, ok, err := q.indexCandidates(ctx, s, pattern)
+	if err != nil || !ok {
+		return nil, false, err
 	}
-	if found == nil {
-		b := newSegmentSQL(s)
-		return q.segmentHits(ctx, s, b.indexed(q.dialect, pattern), b.args)
-	}
-	var hits []payd.SearchHit
 	for _, h := range found {
 		if h.Kind != s.kind || h.Tier != s.tier || !s.ranksAfter(h) {
 			continue
@@ -53,23 +51,26 @@ func (q *queries) indexedSegment(ctx context.Context, s segment, pattern string)
 			break
 		}
 	}
-	return hits, nil
+	return hits, true, nil
 }
 
 // indexCandidates returns the business's indexed entries, not queued, whose
 // document holds pattern, ranked by the search's term and newest first,
-// reading them on first use; nil when there are more than
+// reading them on first use; ok is false when there are more than
 // maxIndexCandidates. The tier is worked out in SQL, as the
 // segment queries do, so that only ids cross over; entries the term is an
 // exact key of are left out (tier 1 ranks them).
-func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string) ([]payd.SearchHit, error) {
+func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string) (found []payd.SearchHit, ok bool, err error) {
+	if s.found.tooMany[pattern] {
+		return nil, false, nil
+	}
 	if found, ok := s.found.byPattern[pattern]; ok {
-		return found, nil
+		return found, true, nil
 	}
 	limit := maxIndexCandidates.Load()
 	exact, err := q.exactKeyed(ctx, s)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var args sqlArgs
 	tier := fmt.Sprintf("CASE WHEN d.doc LIKE %s THEN %d ELSE %d END",
@@ -82,16 +83,17 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 		" LIMIT " + args.add(limit+1)
 	rows, err := q.ex.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	var found []payd.SearchHit
+	var n int64
 	for rows.Next() {
 		var h payd.SearchHit
 		var created int64
 		if err := rows.Scan(&h.Kind, &h.ID, &created, &h.Tier); err != nil {
 			rows.Close()
-			return nil, err
+			return nil, false, err
 		}
+		n++
 		h.CreatedAt = fromMicros(created)
 		if exact[string(h.Kind)+":"+h.ID] {
 			continue // ranked in tier 1
@@ -99,14 +101,14 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 		found = append(found, h)
 	}
 	if err := closeRows(rows); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if s.found.byPattern == nil {
-		s.found.byPattern = map[string][]payd.SearchHit{}
-	}
-	if int64(len(found)) > limit {
-		s.found.byPattern[pattern] = nil
-		return nil, nil
+	if n > limit {
+		if s.found.tooMany == nil {
+			s.found.tooMany = map[string]bool{}
+		}
+		s.found.tooMany[pattern] = true
+		return nil, false, nil
 	}
 	slices.SortFunc(found, func(a, b payd.SearchHit) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
@@ -114,8 +116,11 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
+	if s.found.byPattern == nil {
+		s.found.byPattern = map[string][]payd.SearchHit{}
+	}
 	s.found.byPattern[pattern] = found
-	return found, nil
+	return found, true, nil
 }
 
 // exactKeyed returns the entries whose exact keys include the search's

@@ -9,20 +9,33 @@ import "strings"
 // candidate's document is the exact check either way.
 const ftsMaxTrigrams = 4
 
-// ftsQuery is the FTS5 query for a pattern: the pattern as one phrase, or
-// for a long one, ftsMaxTrigrams of its trigrams spread from its start to
-// its end. The pattern holds only letters, digits and spaces, so quoting
-// is safe.
-func ftsQuery(pattern string) string {
+// sampleTrigrams returns ftsMaxTrigrams of a long pattern's trigrams,
+// spread from its start to its end, or nil when the pattern has no more
+// than that and is looked up whole.
+func sampleTrigrams(pattern string) []string {
 	runes := []rune(pattern)
 	n := len(runes) - 2 // trigrams
 	if n <= ftsMaxTrigrams {
+		return nil
+	}
+	out := make([]string, ftsMaxTrigrams)
+	for i := range out {
+		at := i * (n - 1) / (ftsMaxTrigrams - 1)
+		out[i] = string(runes[at : at+3])
+	}
+	return out
+}
+
+// ftsQuery is the FTS5 query for a pattern: the pattern as one phrase, or
+// for a long one its sampled trigrams. The pattern holds only letters,
+// digits and spaces, so quoting is safe.
+func ftsQuery(pattern string) string {
+	parts := sampleTrigrams(pattern)
+	if parts == nil {
 		return `"` + pattern + `"`
 	}
-	parts := make([]string, ftsMaxTrigrams)
-	for i := range parts {
-		at := i * (n - 1) / (ftsMaxTrigrams - 1)
-		parts[i] = `"` + string(runes[at:at+3]) + `"`
+	for i, p := range parts {
+		parts[i] = `"` + p + `"`
 	}
 	return strings.Join(parts, " AND ")
 }

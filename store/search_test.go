@@ -14,7 +14,8 @@ import (
 // answered by the trigram index (FTS5, pg_trgm) as a rare term at scale
 // is, on both databases.
 // Then again with no candidates read into memory, so that every such
-// segment queries the index itself, as for a very common word.
+// segment queries the index itself, as for a very common word; and so
+// with the window of newest entries, which then answers the fixtures.
 func TestSearchThroughIndex(t *testing.T) {
 	old := store.SetSearchWindow(0)
 	t.Cleanup(func() { store.SetSearchWindow(old) })
@@ -22,6 +23,8 @@ func TestSearchThroughIndex(t *testing.T) {
 	oldMax := store.SetMaxIndexCandidates(0)
 	t.Cleanup(func() { store.SetMaxIndexCandidates(oldMax) })
 	t.Run("SegmentBySegment", runSearchSuites)
+	store.SetSearchWindow(old)
+	t.Run("NewestWindow", runSearchSuites)
 }
 
 func runSearchSuites(t *testing.T) {
