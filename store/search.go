@@ -221,8 +221,11 @@ func (q *queries) searchSegment(ctx context.Context, s segment) ([]payd.SearchHi
 	if s.term.words == "" {
 		return nil, nil
 	}
+	// On SQLite the trigram candidates come first; on PostgreSQL the
+	// window of newest entries does, which measured faster there at a
+	// million payments (docs/benchmarks.md).
 	pattern := ftsPattern(s)
-	if pattern != "" {
+	if pattern != "" && q.dialect == dialectSQLite {
 		hits, ok, err := q.indexedSegment(ctx, s, pattern)
 		if err != nil || ok {
 			return hits, err
@@ -237,6 +240,12 @@ func (q *queries) searchSegment(ctx context.Context, s segment) ([]payd.SearchHi
 		return hits, err
 	}
 	if pattern != "" {
+		if q.dialect == dialectPostgres {
+			hits, ok, err := q.indexedSegment(ctx, s, pattern)
+			if err != nil || ok {
+				return hits, err
+			}
+		}
 		return q.segmentHits(ctx, s, b.indexed(q.dialect, pattern), b.args)
 	}
 	return q.segmentHits(ctx, s, b.scan(), b.args)

@@ -17,8 +17,7 @@ func pgTrigramLikes(args *sqlArgs, pattern string) string {
 // every entry of the business for a rare pattern.
 func postgresCandidates(args *sqlArgs, tier, pattern, scope string) string {
 	return `WITH m AS MATERIALIZED (SELECT seq FROM search_docs WHERE ` + pgTrigramLikes(args, pattern) + `)
-		SELECT d.kind, d.id, d.created_at, ` + tier + ` FROM m JOIN search_docs d ON d.seq = m.seq
-		WHERE d.doc LIKE ` + args.add("%"+pattern+"%") + ` AND ` + scope
+		SELECT d.kind, d.id, d.created_at, ` + tier + ` FROM m JOIN search_docs d ON d.seq = m.seq WHERE ` + scope
 }
 
 // postgresIndexed drives one segment from the pg_trgm GIN index, for a
