@@ -219,17 +219,20 @@ func (q *queries) idsIn(col, param string) string {
 	return col + " IN (SELECT value FROM json_each(" + param + "))"
 }
 
+// jsonIDs is ids as one JSON array parameter (queries.idsIn).
+func jsonIDs(ids []string) string {
+	b, _ := json.Marshal(ids) // strings always marshal
+	return string(b)
+}
+
 // paymentsByIDs reads the business's payments with ids, with their
 // events, in the order of ids.
 func (q *queries) paymentsByIDs(ctx context.Context, businessID string, ids []string) ([]*payd.Payment, error) {
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return nil, err
-	}
+	list := jsonIDs(ids)
 	// (business_id || '') keeps SQLite, which has no statistics, from
 	// walking the business's index instead of looking the ids up.
 	rows, err := q.ex.QueryContext(ctx, `SELECT `+paymentColumns+` FROM payments WHERE (business_id || '') = $1 AND `+
-		q.idsIn("id", "$2"), businessID, string(list))
+		q.idsIn("id", "$2"), businessID, list)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +248,7 @@ func (q *queries) paymentsByIDs(ctx context.Context, businessID string, ids []st
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if err := q.eventsOf(ctx, string(list), byID); err != nil {
+	if err := q.eventsOf(ctx, list, byID); err != nil {
 		return nil, err
 	}
 	ps := make([]*payd.Payment, 0, len(ids))

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -75,7 +74,10 @@ func (q *queries) matchQuery(ctx context.Context, f payd.PaymentFilter) (*queryM
 			m.many = true // no trigram to look up: check every row
 			return m, nil
 		}
-		ids, err := q.matchIDs(ctx, q.wordMatches(), m.term.words, f.BusinessID, queryMatchLimit+1)
+		var args sqlArgs
+		query := q.trigramCandidates(&args, "d.id", m.term.words, "d.business_id = "+args.add(f.BusinessID)+
+			" AND d.kind = 'payment' AND "+notQueued) + " LIMIT " + args.add(queryMatchLimit+1)
+		ids, err := q.matchIDs(ctx, query, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -83,20 +85,6 @@ func (q *queries) matchQuery(ctx context.Context, f payd.PaymentFilter) (*queryM
 	}
 	m.many = len(m.ids) > queryMatchLimit
 	return m, nil
-}
-
-// wordMatches selects the ids of the business's indexed payments whose
-// document holds the words ($1), through the trigram index, at most $3.
-func (q *queries) wordMatches() string {
-	const scope = ` AND d.business_id = $2 AND d.kind = 'payment' AND ` + notQueued + ` LIMIT $3`
-	if q.dialect == dialectPostgres {
-		return `WITH m AS MATERIALIZED (SELECT seq FROM search_docs WHERE doc LIKE '%' || $1 || '%')
-			SELECT d.id FROM m JOIN search_docs d ON d.seq = m.seq WHERE true` + scope
-	}
-	// The words hold only letters, digits and single spaces, so quoting
-	// them as one FTS5 phrase is safe; the LIKE is the exact check.
-	return `SELECT d.id FROM search_fts CROSS JOIN search_docs d ON d.seq = search_fts.rowid
-		WHERE search_fts MATCH '"' || $1 || '"' AND d.doc LIKE '%' || $1 || '%'` + scope
 }
 
 // matchIDs runs a query returning ids.
@@ -139,10 +127,4 @@ func (pq *paymentQuery) match(q *queries, m *queryMatch) {
 		cond = "(" + cond + " OR " + q.idsIn("p.id", pq.args.add(jsonIDs(m.queued))) + ")"
 	}
 	pq.where = append(pq.where, cond)
-}
-
-// jsonIDs is ids as one JSON array parameter (queries.idsIn).
-func jsonIDs(ids []string) string {
-	b, _ := json.Marshal(ids) // strings always marshal
-	return string(b)
 }

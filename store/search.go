@@ -246,7 +246,7 @@ func (q *queries) searchSegment(ctx context.Context, s segment) ([]payd.SearchHi
 				return hits, err
 			}
 		}
-		return q.segmentHits(ctx, s, b.indexed(q.dialect, pattern), b.args)
+		return q.segmentHits(ctx, s, b.indexed(q, pattern), b.args)
 	}
 	return q.segmentHits(ctx, s, b.scan(), b.args)
 }
@@ -365,10 +365,10 @@ func ftsPattern(s segment) string {
 	return p
 }
 
-// indexed is a segment's query through the trigram index.
-func (b *segmentSQL) indexed(dialect, pattern string) string {
-	if dialect == dialectPostgres {
-		return b.postgresIndexed(pattern)
-	}
-	return b.sqliteIndexed(pattern)
+// indexed is a segment's query through the trigram index, for a pattern
+// with too many candidates to read: the database keeps only the segment's
+// first hits.
+func (b *segmentSQL) indexed(q *queries, pattern string) string {
+	return q.trigramCandidates(&b.args, "d.id, d.created_at", pattern, strings.Join(append(b.scope, b.match...), " AND ")) +
+		segmentOrder + b.limit
 }

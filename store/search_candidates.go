@@ -75,12 +75,8 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 	var args sqlArgs
 	tier := fmt.Sprintf("CASE WHEN d.doc LIKE %s THEN %d ELSE %d END",
 		args.add("% "+s.term.words+"%"), payd.TierWord, payd.TierAnywhere)
-	candidates := sqliteCandidates
-	if q.dialect == dialectPostgres {
-		candidates = postgresCandidates
-	}
-	query := candidates(&args, tier, pattern, "d.business_id = "+args.add(s.biz)+" AND "+notQueued) +
-		" LIMIT " + args.add(limit+1)
+	query := q.trigramCandidates(&args, "d.kind, d.id, d.created_at, "+tier, pattern,
+		"d.business_id = "+args.add(s.biz)+" AND "+notQueued) + " LIMIT " + args.add(limit+1)
 	rows, err := q.ex.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, false, err
@@ -144,4 +140,15 @@ func (q *queries) exactKeyed(ctx context.Context, s segment) (map[string]bool, e
 		out[kind+":"+id] = true
 	}
 	return out, closeRows(rows)
+}
+
+// trigramCandidates is the query through the trigram index of the
+// database (FTS5 or pg_trgm) for the entries in scope whose document holds
+// pattern, at least one trigram long; search and the payment list's q
+// both look the index up through it.
+func (q *queries) trigramCandidates(args *sqlArgs, columns, pattern, scope string) string {
+	if q.dialect == dialectPostgres {
+		return postgresCandidates(args, columns, pattern, scope)
+	}
+	return sqliteCandidates(args, columns, pattern, scope)
 }

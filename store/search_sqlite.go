@@ -40,20 +40,11 @@ func ftsQuery(pattern string) string {
 	return strings.Join(parts, " AND ")
 }
 
-// sqliteCandidates selects the business's indexed entries whose document
-// holds the pattern (at least one trigram long: ftsPattern), driven from
+// sqliteCandidates selects columns of the indexed entries (search_docs d)
+// in scope whose document holds the pattern (at least one trigram long: ftsPattern), driven from
 // the FTS5 trigram index: CROSS JOIN keeps SQLite from starting at
 // search_docs instead.
-func sqliteCandidates(args *sqlArgs, tier, pattern, scope string) string {
-	return `SELECT d.kind, d.id, d.created_at, ` + tier + ` FROM search_fts CROSS JOIN search_docs d ON d.seq = search_fts.rowid
+func sqliteCandidates(args *sqlArgs, columns, pattern, scope string) string {
+	return `SELECT ` + columns + ` FROM search_fts CROSS JOIN search_docs d ON d.seq = search_fts.rowid
 		WHERE search_fts MATCH ` + args.add(ftsQuery(pattern)) + ` AND d.doc LIKE ` + args.add("%"+pattern+"%") + ` AND ` + scope
-}
-
-// sqliteIndexed drives one segment from the FTS5 trigram index, for a
-// pattern with too many candidates to read: SQLite keeps only the
-// segment's first hits.
-func (b *segmentSQL) sqliteIndexed(pattern string) string {
-	return `SELECT d.id, d.created_at FROM search_fts CROSS JOIN search_docs d ON d.seq = search_fts.rowid
-		WHERE search_fts MATCH ` + b.args.add(ftsQuery(pattern)) + ` AND ` +
-		strings.Join(append(b.scope, b.match...), " AND ") + segmentOrder + b.limit
 }
