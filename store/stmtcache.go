@@ -53,23 +53,47 @@ func newStmtCache(p preparer, detach bool) *stmtCache {
 // be prepared, in which case the caller runs the query unprepared (and
 // that run reports the error). Every non-nil result must be released.
 func (c *stmtCache) acquire(ctx context.Context, query string) *cachedStmt {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.stmts[query]; ok {
-		c.lru.MoveToFront(e)
-		cs := e.Value.(*cachedStmt)
-		cs.users++
+	if cs := c.cached(query); cs != nil {
 		return cs
 	}
+	// Prepare without the lock: on the read pool, preparing waits for a
+	// free connection, and the callers holding the connections take the
+	// lock (release) before they give them back, so holding it here would
+	// stall every reader until the caller's context ends.
 	s, err := c.p.PrepareContext(ctx, query)
 	if err != nil {
 		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.stmts[query]; ok { // another caller prepared it meanwhile
+		_ = s.Close()
+		return c.useLocked(e)
 	}
 	if c.lru.Len() >= maxCachedStmts {
 		c.evictLocked(c.lru.Back())
 	}
 	cs := &cachedStmt{query: query, stmt: s, users: 1}
 	c.stmts[query] = c.lru.PushFront(cs)
+	return cs
+}
+
+// cached returns the prepared statement for query if the cache holds it,
+// counting one more use.
+func (c *stmtCache) cached(query string) *cachedStmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.stmts[query]; ok {
+		return c.useLocked(e)
+	}
+	return nil
+}
+
+// useLocked marks e most recently used and counts one more use of it.
+func (c *stmtCache) useLocked(e *list.Element) *cachedStmt {
+	c.lru.MoveToFront(e)
+	cs := e.Value.(*cachedStmt)
+	cs.users++
 	return cs
 }
 

@@ -1,8 +1,12 @@
 package store
 
 import (
+	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"testing"
+	"time"
 )
 
 // A cache full of statements built on the fly still takes new ones: the
@@ -50,5 +54,46 @@ func TestStmtCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	}
 	if err := rows.Close(); err != nil || sum != 6 {
 		t.Fatalf("rows of an evicted statement: sum %d, %v", sum, err)
+	}
+}
+
+// A caller preparing a new statement while every read connection is busy
+// must not hold the cache's lock meanwhile: the callers holding those
+// connections take the lock to end their use of a statement before they
+// give the connection back, so the pool would wait for itself until each
+// caller's context ended. (A restarted payd serve hung its first
+// concurrent reads that way until the clients gave up.)
+func TestStmtCachePreparesWithoutTheLock(t *testing.T) {
+	db := openWriterTest(t)
+	c := newStmtCache(db.read, false)
+	defer c.close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	// Open rows hold all the read connections but one, as busy requests do.
+	for range max(4, runtime.GOMAXPROCS(0)) - 1 {
+		rows, err := c.QueryContext(ctx, "SELECT value FROM json_each('[1,2]')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+	}
+	errs := make(chan error, 32)
+	var wg sync.WaitGroup
+	for g := range 32 {
+		wg.Go(func() {
+			for i := range 50 {
+				var n int
+				want := (g*50 + i) % 97 // new statements and cached ones, mixed
+				if err := c.QueryRowContext(ctx, fmt.Sprintf("SELECT %d", want)).Scan(&n); err != nil || n != want {
+					errs <- fmt.Errorf("SELECT %d: %d, %v", want, n, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
