@@ -85,8 +85,13 @@ type Queries interface {
 	PaymentStore
 	CheckoutSettingsStore
 	WalletStore
+	CheckoutStore
+	LeaseStore
 	ListStore
 	SearchStore
+	WebhookStore
+	EventStore
+	DeliveryStore
 }
 
 // Store is payd's database.

@@ -137,7 +137,7 @@ type PaymentEvent struct {
 }
 
 // PaymentStore keeps payments with their events and metadata. Every method
-// but PaymentByCode is scoped by business.
+// but PaymentByCode and PublicPayment is scoped by business.
 type PaymentStore interface {
 	// CreatePayment stores a new payment with its events and metadata;
 	// conflict if its id or code is taken.
@@ -146,6 +146,10 @@ type PaymentStore interface {
 	PaymentByID(ctx context.Context, businessID, id string) (*Payment, error)
 	// PaymentByCode returns the payment with the public code; not_found otherwise.
 	PaymentByCode(ctx context.Context, code string) (*Payment, error)
+	// PublicPayment returns the payment with the id whatever its business,
+	// for the public checkout routes that name a payment by id; not_found
+	// otherwise.
+	PublicPayment(ctx context.Context, id string) (*Payment, error)
 	// PaymentByReference returns the oldest of the business's payments with
 	// this reference that is live at now (see Payment.Live); not_found
 	// otherwise. Inside a transaction it also holds the reference until
@@ -493,4 +497,23 @@ func statsOf(p *Payment) StatsDelta {
 		d.Crypto = 1
 	}
 	return d
+}
+
+// ApplyPaymentStats adds the change from old to p (old is nil for a new
+// payment) to the stats of p's customer and link, in q's transaction, so
+// the totals can never drift from the payments.
+func ApplyPaymentStats(ctx context.Context, q Queries, old, p *Payment) error {
+	d := PaymentStatsDelta(old, p)
+	if d.IsZero() {
+		return nil
+	}
+	if p.CustomerID != "" {
+		if err := q.AddCustomerStats(ctx, p.BusinessID, p.CustomerID, d); err != nil {
+			return err
+		}
+	}
+	if p.LinkID != "" {
+		return q.AddLinkStats(ctx, p.BusinessID, p.LinkID, d)
+	}
+	return nil
 }

@@ -141,6 +141,11 @@ type Offer struct {
 	Network money.Network
 }
 
+// Accepts reports whether the business takes coin a on network n.
+func (s *CheckoutSettings) Accepts(a money.Asset, n money.Network) bool {
+	return slices.Contains(s.AcceptedAssets[n], a)
+}
+
 // Offers lists the accepted coins and networks in a stable order: coins in
 // money.Assets order, each on its networks in the spec's order (2.11 rule 9).
 func (s *CheckoutSettings) Offers() []Offer {

@@ -1,0 +1,193 @@
+package payd
+
+import (
+	"context"
+	"time"
+
+	"payd/money"
+)
+
+// CheckoutStatus is where a checkout stands (docs/checkouts.md; spec 2.5
+// shows open, and errors name canceled, failed and expired).
+type CheckoutStatus string
+
+// The checkout statuses.
+const (
+	// CheckoutOpen: the quote is live and nothing has been seen yet.
+	CheckoutOpen CheckoutStatus = "open"
+	// CheckoutProcessing: a transfer was seen and waits for confirmations.
+	CheckoutProcessing CheckoutStatus = "processing"
+	// CheckoutUnderpaid: what arrived is confirmed but short, and the quote
+	// is still live, so the customer can send the rest to the same address.
+	CheckoutUnderpaid CheckoutStatus = "underpaid"
+	// CheckoutCompleted: the quoted amount, or more, arrived and confirmed.
+	CheckoutCompleted CheckoutStatus = "completed"
+	// CheckoutExpired: the quote ended before the amount arrived.
+	CheckoutExpired CheckoutStatus = "expired"
+	// CheckoutCanceled: the customer, the business or a replacement
+	// checkout ended it before anything arrived.
+	CheckoutCanceled CheckoutStatus = "canceled"
+	// CheckoutFailed: the attempt cannot go on; start a new checkout.
+	CheckoutFailed CheckoutStatus = "failed"
+)
+
+// Who ended a canceled checkout (canceled_by).
+const (
+	CanceledByCustomer = "customer"
+	CanceledByBusiness = "business"
+	// CanceledByReplacement: the customer chose another coin; replaced_by
+	// names the new checkout.
+	CanceledByReplacement = "replacement"
+)
+
+// Review reasons of a checkout and its payment (review_reason; spec 2.11
+// rule 10 leaves the set to us).
+const (
+	// ReviewLatePayment: funds arrived after the quote ended, or after the
+	// payment ended; the business decides whether to accept them.
+	ReviewLatePayment = "late_payment"
+	// ReviewClaim: the customer says a transaction paid an ended checkout.
+	ReviewClaim = "claim"
+)
+
+// LateWindow is how long a checkout's deposit stays watched after the
+// checkout ends, so that a late payment is still noticed and goes to
+// review instead of going unseen.
+const LateWindow = 7 * 24 * time.Hour
+
+// Checkout is one attempt to pay a payment on one rail (spec 2.5): for
+// crypto, a coin amount quoted on a network and the deposit it goes to.
+type Checkout struct {
+	ID         string
+	BusinessID string
+	PaymentID  string
+	LinkID     string
+	Status     CheckoutStatus
+	Rail       Rail
+	// Amount and Currency are the price this checkout collects: the
+	// payment's, or for a remainder the rest still due.
+	Amount   int64
+	Currency money.Currency
+	// Breakdown is how the customer's total is made up (spec 2.7).
+	Breakdown Breakdown
+	Crypto    *CryptoQuote
+	// Required is how many confirmations a transfer needs on the network.
+	Required  int
+	Remainder bool
+	// PriorReceived is the payment's amount_received when the checkout
+	// opened: a remainder adds to what earlier checkouts collected.
+	PriorReceived int64
+	CanceledBy    string
+	ReplacedBy    string
+	FailureCode   string
+	ReviewReason  string
+	SuccessURL    string
+	// ExpiresAt is the end of the quote window.
+	ExpiresAt time.Time
+	// SentAt is when the first transfer was seen.
+	SentAt *time.Time
+	Email  string
+	// Reporting is the US view of what this checkout collects.
+	Reporting  Reporting
+	FeeRateBps int
+	// Transfers are those seen paying the deposit, in the order seen.
+	Transfers []SeenTransfer
+	// ClaimTxHash is the transaction a customer claimed paid the checkout
+	// after it ended.
+	ClaimTxHash string
+	// WatchUntil is when the watcher stops reading the deposit.
+	WatchUntil time.Time
+	// Version counts stored changes; UpdateCheckout refuses a write based
+	// on an older version, so that two writers never both apply a change.
+	Version   int
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Breakdown is how a checkout's total is made up (spec 2.7), in minor
+// units of the price currency. ProcessingFee is set when the customer
+// carries the fee; NetworkFee is the estimate a crypto wallet pays on top.
+type Breakdown struct {
+	Price         int64
+	ProcessingFee *int64
+	NetworkFee    *int64
+	Total         int64
+}
+
+// CryptoQuote is a crypto checkout's locked quote (spec 2.5 crypto).
+type CryptoQuote struct {
+	Asset   money.Asset
+	Network money.Network
+	// Amount is the coin amount asked for, in base units.
+	Amount money.CoinAmount
+	// PriorAmount is the coin that earlier checkouts of the payment
+	// collected (a remainder's predecessors), zero for a first checkout.
+	PriorAmount money.CoinAmount
+	Deposit     Deposit
+	// AddressIndex is the wallet's receive index the address came from.
+	AddressIndex uint32
+	// Rate is one coin in minor units of the price currency, for display.
+	Rate int64
+	// CoinPriceUSD is the coin's price in US cents the quote was made at.
+	CoinPriceUSD int64
+	WalletID     string
+	PaymentURI   string
+}
+
+// SeenTransfer is a transfer into the deposit as payd last saw it.
+type SeenTransfer struct {
+	TxHash        string
+	Index         int
+	From          string
+	Amount        money.CoinAmount
+	Confirmations int
+	// Reported is the highest confirmation count already written to the
+	// payment's history, so a reorg never makes one appear twice.
+	Reported int
+	// Counted reports whether the transfer reached the confirmations
+	// required and was added to what the payment received. A transfer is
+	// counted at most once.
+	Counted bool
+	// Late reports whether it was first seen after the checkout stopped
+	// taking payments.
+	Late   bool
+	SeenAt time.Time
+}
+
+// Key identifies the transfer.
+func (t SeenTransfer) Key() TransferKey { return TransferKey{t.TxHash, t.Index} }
+
+// CheckoutStore keeps checkouts.
+type CheckoutStore interface {
+	// CreateCheckout stores a new checkout; conflict when a checkout of the
+	// same network already has its deposit (address, or Solana reference).
+	CreateCheckout(ctx context.Context, c *Checkout) error
+	// CheckoutByID returns the checkout with the id, whatever its business
+	// (checkouts are public by id); not_found otherwise. Inside a
+	// transaction on PostgreSQL the row stays locked until commit.
+	CheckoutByID(ctx context.Context, id string) (*Checkout, error)
+	// UpdateCheckout writes every mutable field of c and sets c.Version to
+	// the next version; conflict when the stored version is not c.Version
+	// (another writer came first), not_found for an unknown id.
+	UpdateCheckout(ctx context.Context, c *Checkout) error
+	// WatchedCheckouts returns up to limit crypto checkouts on network n
+	// whose WatchUntil is after now, in id order, starting after the
+	// checkout id after ("" for the start).
+	WatchedCheckouts(ctx context.Context, n money.Network, now time.Time, after string, limit int) ([]*Checkout, error)
+	// DueCheckouts returns up to limit checkouts still open, processing or
+	// underpaid whose quote ended at or before now, so the expiry loop can
+	// end them.
+	DueCheckouts(ctx context.Context, now time.Time, limit int) ([]*Checkout, error)
+	// DuePayments returns up to limit pending payments whose expires_at is
+	// at or before now.
+	DuePayments(ctx context.Context, now time.Time, limit int) ([]*Payment, error)
+}
+
+// LeaseStore hands out named leases, so that of several replicas one at a
+// time does a job that needs only one doer, such as watching a network.
+type LeaseStore interface {
+	// AcquireLease gives the lease name to holder until the time until,
+	// when nobody holds it at now or holder already does. It reports
+	// whether holder has the lease.
+	AcquireLease(ctx context.Context, name, holder string, now, until time.Time) (bool, error)
+}

@@ -1,0 +1,295 @@
+package payd
+
+import (
+	"encoding/json"
+	"math/big"
+	"time"
+
+	"payd/money"
+)
+
+// Outcome is what one Observe or Expire changed.
+type Outcome struct {
+	// Changed reports whether the checkout or the payment must be stored.
+	Changed bool
+	// Counted is the coin newly counted as received: what to add to the
+	// wallet's holdings in the same transaction. Zero when nothing was.
+	Counted money.CoinAmount
+}
+
+func (o *Outcome) add(b Outcome) {
+	o.Changed = o.Changed || b.Changed
+	if !b.Counted.IsZero() {
+		if o.Counted.Units == nil {
+			o.Counted = b.Counted
+		} else {
+			o.Counted = o.Counted.Add(b.Counted)
+		}
+	}
+}
+
+// Observe applies what the network reports about the checkout's deposit
+// at now to the checkout and its payment p (spec 3): a new transfer is
+// detected, each block adds a confirmation up to Required, a transfer with
+// the confirmations required is counted once, and once nothing sent on
+// time is still unconfirmed the payment succeeds (overpaid when more
+// arrived) or is underpaid. Funds first seen after the checkout stopped
+// taking them put the payment in needs_review. A reorg lowers
+// confirmations but never takes back a confirmation event or a count.
+// Observing the same report twice changes nothing the second time, so a
+// watcher that crashed before storing the outcome can simply observe again.
+// explorer gives a transaction's explorer address.
+func (c *Checkout) Observe(p *Payment, seen []Transfer, explorer func(string) string, now time.Time) Outcome {
+	var o Outcome
+	for _, t := range seen {
+		if c.pays(t) {
+			o.add(c.see(p, t, explorer, now))
+		}
+	}
+	o.add(c.reportConfirmations(p, now))
+	o.add(c.count(p, explorer, now))
+	o.add(c.Expire(p, now))
+	if o.Changed {
+		c.UpdatedAt = now
+	}
+	return o
+}
+
+// pays reports whether t pays this checkout's deposit in its coin.
+func (c *Checkout) pays(t Transfer) bool {
+	q := c.Crypto
+	return q != nil && t.Amount.Asset == q.Asset && t.Amount.Sign() > 0 &&
+		t.To == q.Deposit.Address && t.Reference == q.Deposit.Reference
+}
+
+// see records t: a new transfer is detected, a known one gets its
+// confirmations updated.
+func (c *Checkout) see(p *Payment, t Transfer, explorer func(string) string, now time.Time) Outcome {
+	for i := range c.Transfers {
+		st := &c.Transfers[i]
+		if st.Key() != t.Key() {
+			continue
+		}
+		if st.Confirmations == t.Confirmations {
+			return Outcome{}
+		}
+		st.Confirmations = t.Confirmations
+		return Outcome{Changed: true}
+	}
+	late := !c.Active() || !now.Before(c.ExpiresAt)
+	c.Transfers = append(c.Transfers, SeenTransfer{TxHash: t.TxHash, Index: t.Index, From: t.From,
+		Amount: t.Amount, Confirmations: t.Confirmations, Late: late, SeenAt: now})
+	if c.SentAt == nil {
+		c.SentAt = &now
+	}
+	if !late {
+		c.Status = CheckoutProcessing
+	}
+	if p.Method != nil {
+		p.Method.FromAddress, p.Method.TxHash, p.Method.ExplorerURL = t.From, t.TxHash, explorer(t.TxHash)
+	}
+	data, _ := json.Marshal(map[string]string{"amount": t.Amount.String(), "network": string(c.Crypto.Network),
+		"tx_hash": t.TxHash})
+	p.addEvent(EventDetected, data, now)
+	return Outcome{Changed: true}
+}
+
+// reportConfirmations appends one confirmation event per new confirmation
+// of each transfer sent on time, up to Required.
+func (c *Checkout) reportConfirmations(p *Payment, now time.Time) Outcome {
+	var o Outcome
+	for i := range c.Transfers {
+		st := &c.Transfers[i]
+		if st.Late {
+			continue
+		}
+		for n := st.Reported + 1; n <= min(st.Confirmations, c.Required); n++ {
+			data, _ := json.Marshal(map[string]int{"current": n, "required": c.Required})
+			p.addEvent(EventConfirmation, data, now)
+			st.Reported, o.Changed = n, true
+		}
+	}
+	return o
+}
+
+// Confirmations is the checkout's {current, required}: the least
+// confirmed transfer still being waited for, Required once all are
+// counted, 0 before anything arrived.
+func (c *Checkout) Confirmations() (current, required int) {
+	current = -1
+	for _, st := range c.Transfers {
+		if !st.Counted && !st.Late && (current < 0 || st.Confirmations < current) {
+			current = min(st.Confirmations, c.Required)
+		}
+	}
+	if current >= 0 {
+		return current, c.Required
+	}
+	for _, st := range c.Transfers {
+		if st.Counted && !st.Late {
+			return c.Required, c.Required
+		}
+	}
+	return 0, c.Required
+}
+
+// count counts every transfer that reached Required, then settles.
+func (c *Checkout) count(p *Payment, explorer func(string) string, now time.Time) Outcome {
+	o := Outcome{Counted: money.CoinAmount{Asset: c.Crypto.Asset, Units: new(big.Int)}}
+	late := false
+	for i := range c.Transfers {
+		st := &c.Transfers[i]
+		if st.Counted || st.Confirmations < c.Required {
+			continue
+		}
+		st.Counted, o.Changed = true, true
+		o.Counted = o.Counted.Add(st.Amount)
+		late = late || st.Late
+	}
+	if !o.Changed {
+		return Outcome{}
+	}
+	c.settle(p, explorer, now)
+	if late {
+		c.ReviewReason = ReviewLatePayment
+		p.review(ReviewLatePayment, c.lastCounted().TxHash, now)
+	}
+	c.judge(p, now)
+	return o
+}
+
+// received sums the counted transfers, those sent on time or all.
+func (c *Checkout) received(onTimeOnly bool) money.CoinAmount {
+	sum := money.CoinAmount{Asset: c.Crypto.Asset, Units: new(big.Int)}
+	for _, st := range c.Transfers {
+		if st.Counted && (!onTimeOnly || !st.Late) {
+			sum = sum.Add(st.Amount)
+		}
+	}
+	return sum
+}
+
+// Sent sums every transfer seen, confirmed or not.
+func (c *Checkout) Sent() money.CoinAmount {
+	sum := money.CoinAmount{Asset: c.Crypto.Asset, Units: new(big.Int)}
+	for _, st := range c.Transfers {
+		sum = sum.Add(st.Amount)
+	}
+	return sum
+}
+
+// waiting reports whether a transfer sent on time is still unconfirmed.
+func (c *Checkout) waiting() bool {
+	for _, st := range c.Transfers {
+		if !st.Counted && !st.Late {
+			return true
+		}
+	}
+	return false
+}
+
+// settle writes what was counted onto the payment: method amount,
+// amount_received and the settlement into the wallet.
+func (c *Checkout) settle(p *Payment, explorer func(string) string, now time.Time) {
+	q, all := c.Crypto, c.received(false)
+	total := q.PriorAmount.Add(all)
+	last := c.lastCounted()
+	if p.Method != nil {
+		p.Method.Amount = total.String()
+		if over := total.Sub(q.PriorAmount.Add(q.Amount)); over.Sign() > 0 {
+			p.Method.OverpaidAmount = over.String()
+		}
+	}
+	p.AmountReceived = c.PriorReceived + c.share(all)
+	p.Settlement = &Settlement{Destination: "wallet", Asset: q.Asset, Network: q.Network, Amount: total.String(),
+		WalletID: q.WalletID, Address: q.Deposit.Address, TxHash: last.TxHash, ExplorerURL: explorer(last.TxHash)}
+	p.UpdatedAt = now
+}
+
+// lastCounted is the most recently seen counted transfer.
+func (c *Checkout) lastCounted() SeenTransfer {
+	var last SeenTransfer
+	for _, st := range c.Transfers {
+		if st.Counted {
+			last = st
+		}
+	}
+	return last
+}
+
+// share is the part of the checkout's price that coin arrived covers, in
+// minor units, rounded down so that what a payment shows as received never
+// exceeds what arrived; all of it once the quoted amount arrived.
+func (c *Checkout) share(coin money.CoinAmount) int64 {
+	if coin.Cmp(c.Crypto.Amount) >= 0 {
+		return c.Amount
+	}
+	n := new(big.Int).Mul(big.NewInt(c.Amount), coin.Units)
+	return n.Quo(n, c.Crypto.Amount.Units).Int64()
+}
+
+// judge decides the payment's status from what arrived on time: succeeded
+// once the quoted amount is in, underpaid once nothing sent on time is
+// still unconfirmed and it falls short.
+func (c *Checkout) judge(p *Payment, now time.Time) {
+	onTime := c.received(true)
+	full := onTime.Cmp(c.Crypto.Amount) >= 0
+	switch {
+	case full && (p.Status == PaymentPending || p.Status == PaymentUnderpaid):
+		p.Status, p.ConfirmedAt = PaymentSucceeded, &now
+		p.settleFee()
+		p.addEvent(EventSucceeded, nil, now)
+		c.Status = CheckoutCompleted
+		c.stop(now)
+	case full || c.waiting() || onTime.IsZero():
+	case p.Status == PaymentPending || p.Status == PaymentUnderpaid:
+		p.Status = PaymentUnderpaid
+		data, _ := json.Marshal(map[string]string{"expected": c.Crypto.PriorAmount.Add(c.Crypto.Amount).String(),
+			"received": c.Crypto.PriorAmount.Add(onTime).String()})
+		p.addEvent(EventUnderpaid, data, now)
+		if c.Active() {
+			c.Status = CheckoutUnderpaid
+		}
+	}
+}
+
+// Expire ends the checkout once its quote is over with nothing on its way
+// (spec 3): an open one expires, and so does a link's payment, which
+// exists only for it, or any payment past its expires_at; an underpaid one
+// expires and its payment, still underpaid, records expired, after which
+// the business may request the remainder. A checkout with a transfer sent
+// in time but unconfirmed waits for it.
+func (c *Checkout) Expire(p *Payment, now time.Time) Outcome {
+	paymentOver := p.ExpiresAt != nil && !now.Before(*p.ExpiresAt)
+	quoteOver := !now.Before(c.ExpiresAt)
+	switch {
+	case c.Status == CheckoutOpen && (quoteOver || paymentOver):
+		c.Status = CheckoutExpired
+		c.stop(now)
+		if p.Status == PaymentPending && p.CheckoutID == c.ID && (p.LinkID != "" || paymentOver) {
+			p.Status = PaymentExpired
+			p.addEvent(EventExpired, nil, now)
+		}
+		return Outcome{Changed: true}
+	case c.Status == CheckoutUnderpaid && quoteOver:
+		c.Status = CheckoutExpired
+		c.stop(now)
+		if p.Status == PaymentUnderpaid && p.CheckoutID == c.ID {
+			p.addEvent(EventExpired, nil, now)
+		}
+		return Outcome{Changed: true}
+	}
+	return Outcome{}
+}
+
+// Expire ends a pending payment past its expires_at that has no checkout
+// taking funds (for one that has, Checkout.Expire decides). It reports
+// whether anything changed.
+func (p *Payment) Expire(now time.Time) bool {
+	if p.Status != PaymentPending || p.ExpiresAt == nil || now.Before(*p.ExpiresAt) || p.InFlight() {
+		return false
+	}
+	p.Status = PaymentExpired
+	p.addEvent(EventExpired, nil, now)
+	return true
+}

@@ -1,0 +1,330 @@
+package payd
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"payd/money"
+)
+
+var coinRates = &ExchangeRates{
+	Coins: map[money.Asset]int64{money.USDC: 100, money.USDT: 100, money.BTC: 6_000_000, money.ETH: 300_000, money.SOL: 15_000},
+	Fiat:  testRates.Fiat,
+}
+
+func explorer(h string) string { return "https://explorer.test/tx/" + h }
+
+// openFor opens a USDC-on-polygon checkout (2 confirmations) for p.
+func openFor(t *testing.T, p *Payment, remainder bool) *Checkout {
+	t.Helper()
+	c, err := OpenCryptoCheckout(p, OpenParams{Asset: money.USDC, Network: money.Polygon, Rates: coinRates,
+		QuoteMinutes: 15, Deposit: Deposit{Address: "0xdep"}, WalletID: "wal_1", NetworkFeeUSD: 1,
+		Required: 2, Remainder: remainder}, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func usdc(s string) money.CoinAmount {
+	a, err := money.ParseCoinAmount(money.USDC, s)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+func xfer(hash, amount string, conf int) Transfer {
+	return Transfer{TxHash: hash, From: "0xfrom", To: "0xdep", Amount: usdc(amount), Confirmations: conf}
+}
+
+func eventTypes(p *Payment) []string {
+	var out []string
+	for _, e := range p.Events {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+func wantEvents(t *testing.T, p *Payment, want ...string) {
+	t.Helper()
+	if got := fmt.Sprint(eventTypes(p)); got != fmt.Sprint(want) {
+		t.Fatalf("events = %v\nwant     %v", got, want)
+	}
+}
+
+func TestCheckoutExactPayment(t *testing.T) {
+	p := mustPayment(t)
+	c := openFor(t, p, false)
+	if c.Crypto.Amount.String() != "100.00" || c.Breakdown.Total != 10_000 || *c.Breakdown.NetworkFee != 1 {
+		t.Fatalf("quote = %s total %d", c.Crypto.Amount, c.Breakdown.Total)
+	}
+	now := testNow.Add(time.Minute)
+	c.Observe(p, []Transfer{xfer("0xa", "100.00", 0)}, explorer, now)
+	if c.Status != CheckoutProcessing || !p.InFlight() {
+		t.Fatalf("after detection: %s, in flight %v", c.Status, p.InFlight())
+	}
+	c.Observe(p, []Transfer{xfer("0xa", "100.00", 1)}, explorer, now)
+	o := c.Observe(p, []Transfer{xfer("0xa", "100.00", 2)}, explorer, now)
+	if o.Counted.String() != "100.00" || p.Status != PaymentSucceeded || c.Status != CheckoutCompleted {
+		t.Fatalf("counted %s, payment %s, checkout %s", o.Counted, p.Status, c.Status)
+	}
+	wantEvents(t, p, "created", "method_selected", "detected", "confirmation", "confirmation", "succeeded")
+	if p.AmountReceived != 10_000 || p.Settlement.Amount != "100.00" || p.Method.OverpaidAmount != "" ||
+		*p.Reporting.FeeUSD != 0 || p.ConfirmedAt == nil {
+		t.Fatalf("payment = %+v", p)
+	}
+	if again := c.Observe(p, []Transfer{xfer("0xa", "100.00", 5)}, explorer, now); again.Counted.Sign() != 0 {
+		t.Fatal("counted twice")
+	}
+}
+
+func TestCheckoutUnderpaidThenRemainder(t *testing.T) {
+	p := mustPayment(t)
+	c := openFor(t, p, false)
+	now := testNow.Add(time.Minute)
+	c.Observe(p, []Transfer{xfer("0xa", "60.00", 2)}, explorer, now)
+	if p.Status != PaymentUnderpaid || c.Status != CheckoutUnderpaid || p.AmountReceived != 6_000 {
+		t.Fatalf("payment %s checkout %s received %d", p.Status, c.Status, p.AmountReceived)
+	}
+	var under map[string]string
+	_ = json.Unmarshal(p.Events[len(p.Events)-1].Data, &under)
+	if under["expected"] != "100.00" || under["received"] != "60.00" {
+		t.Fatalf("underpaid data = %v", under)
+	}
+	c.Observe(p, nil, explorer, c.ExpiresAt)
+	if c.Status != CheckoutExpired || p.Status != PaymentUnderpaid {
+		t.Fatalf("after quote: checkout %s payment %s", c.Status, p.Status)
+	}
+	r := openFor(t, p, true)
+	if r.Amount != 4_000 || r.Crypto.Amount.String() != "40.00" || r.PriorReceived != 6_000 {
+		t.Fatalf("remainder = %d %s", r.Amount, r.Crypto.Amount)
+	}
+	r.Crypto.Deposit.Address = "0xdep2"
+	tr := xfer("0xb", "40.00", 2)
+	tr.To = "0xdep2"
+	r.Observe(p, []Transfer{tr}, explorer, testNow.Add(5*time.Minute))
+	wantEvents(t, p, "created", "method_selected", "detected", "confirmation", "confirmation", "underpaid",
+		"expired", "remainder_requested", "detected", "confirmation", "confirmation", "succeeded")
+	if p.Status != PaymentSucceeded || p.AmountReceived != 10_000 || p.Method.Amount != "100.00" {
+		t.Fatalf("payment %s received %d method %s", p.Status, p.AmountReceived, p.Method.Amount)
+	}
+}
+
+func TestCheckoutOverpaidAndLate(t *testing.T) {
+	p := mustPayment(t)
+	c := openFor(t, p, false)
+	c.Observe(p, []Transfer{xfer("0xa", "120.00", 2)}, explorer, testNow)
+	if p.Status != PaymentSucceeded || p.Method.OverpaidAmount != "20.00" || p.AmountReceived != 10_000 {
+		t.Fatalf("overpaid: %s %q %d", p.Status, p.Method.OverpaidAmount, p.AmountReceived)
+	}
+
+	link := mustPayment(t, func(in *PaymentParams) { in.LinkID = "lnk_1" })
+	lc := openFor(t, link, false)
+	lc.Observe(link, nil, explorer, lc.ExpiresAt)
+	if lc.Status != CheckoutExpired || link.Status != PaymentExpired {
+		t.Fatalf("expiry: %s %s", lc.Status, link.Status)
+	}
+	lc.Observe(link, []Transfer{xfer("0xl", "100.00", 2)}, explorer, lc.ExpiresAt.Add(time.Hour))
+	if link.Status != PaymentNeedsReview || lc.ReviewReason != ReviewLatePayment {
+		t.Fatalf("late: %s %q", link.Status, lc.ReviewReason)
+	}
+}
+
+func TestCheckoutReorgNeverRepeats(t *testing.T) {
+	p := mustPayment(t)
+	c := openFor(t, p, false)
+	c.Required = 3
+	for _, conf := range []int{0, 1, 2, 0, 1, 2, 3} {
+		c.Observe(p, []Transfer{xfer("0xa", "100.00", conf)}, explorer, testNow)
+	}
+	wantEvents(t, p, "created", "method_selected", "detected", "confirmation", "confirmation", "confirmation", "succeeded")
+}
+
+func TestCheckoutCancelReplaceClaim(t *testing.T) {
+	p := mustPayment(t)
+	c := openFor(t, p, false)
+	if ok, err := c.Replace("chk_next", testNow); !ok || err != nil || c.ReplacedBy != "chk_next" {
+		t.Fatalf("replace: %v %v", ok, err)
+	}
+	c2 := openFor(t, p, false)
+	c2.Observe(p, []Transfer{xfer("0xa", "1.00", 0)}, explorer, testNow)
+	_, err := c2.Replace("chk_x", testNow)
+	wantErr(t, err, ErrCheckoutNotSupersedable)
+	_, err = c2.Cancel(p, testNow)
+	wantErr(t, err, ErrCheckoutNotCancelable)
+	wantErr(t, c2.Claim(p, "0xh", testNow), ErrCheckoutNotClaimable)
+
+	link := mustPayment(t, func(in *PaymentParams) { in.LinkID = "lnk_1" })
+	lc := openFor(t, link, false)
+	if ok, err := lc.Cancel(link, testNow); !ok || err != nil || link.Status != PaymentFailed {
+		t.Fatalf("cancel: %v %v %s", ok, err, link.Status)
+	}
+	if err := lc.Claim(link, "0xh", testNow); err != nil || link.Status != PaymentNeedsReview {
+		t.Fatalf("claim: %v %s", err, link.Status)
+	}
+	wantErr(t, lc.Claim(link, "0xh", testNow), ErrAlreadyClaimed)
+}
+
+// legal lists every payment status move the lifecycle may make, with the
+// business's Accept (needs_review or underpaid to succeeded).
+var legal = map[PaymentStatus][]PaymentStatus{
+	PaymentPending:     {PaymentSucceeded, PaymentUnderpaid, PaymentNeedsReview, PaymentExpired, PaymentFailed},
+	PaymentUnderpaid:   {PaymentSucceeded, PaymentNeedsReview},
+	PaymentExpired:     {PaymentNeedsReview},
+	PaymentFailed:      {PaymentNeedsReview},
+	PaymentNeedsReview: {PaymentSucceeded},
+	PaymentSucceeded:   {},
+}
+
+func isLegal(from, to PaymentStatus) bool {
+	if from == to {
+		return true
+	}
+	for _, s := range legal[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCheckoutLifecycleProperties drives random reports (transfers of
+// random sizes, blocks, reorgs, time passing, repeated reads, cancels,
+// remainders) through Observe and checks after every step: no illegal
+// status move, no transfer counted twice, holdings equal to what was
+// counted, a repeated read changing nothing, and amounts that add up.
+func TestCheckoutLifecycleProperties(t *testing.T) {
+	for seed := uint64(0); seed < 3000; seed++ {
+		r := rand.New(rand.NewPCG(seed, 99))
+		runLifecycle(t, r, seed)
+	}
+}
+
+// world is one random run: a payment, its checkouts and the chain's view.
+type world struct {
+	p        *Payment
+	cs       []*Checkout
+	view     []Transfer
+	now      time.Time
+	holdings *big.Int
+	next     int
+}
+
+func runLifecycle(t *testing.T, r *rand.Rand, seed uint64) {
+	p := mustPayment(t, func(in *PaymentParams) {
+		if r.IntN(2) == 0 {
+			in.LinkID = "lnk_1"
+		}
+	})
+	w := &world{p: p, now: testNow, holdings: new(big.Int)}
+	w.cs = append(w.cs, openFor(t, p, false))
+	for step := 0; step < 40; step++ {
+		before := p.Status
+		w.act(t, r)
+		w.observeAll(t, seed, step)
+		if !isLegal(before, p.Status) {
+			t.Fatalf("seed %d step %d: %s → %s\n%v", seed, step, before, p.Status, eventTypes(p))
+		}
+		w.check(t, seed, step)
+	}
+}
+
+func (w *world) act(t *testing.T, r *rand.Rand) {
+	c := w.cs[len(w.cs)-1]
+	switch r.IntN(9) {
+	case 0, 1:
+		amounts := []string{"100.00", "60.00", "40.00", "0.01", "150.00", c.Crypto.Amount.String()}
+		w.next++
+		w.view = append(w.view, Transfer{TxHash: fmt.Sprintf("0x%d", w.next), To: c.Crypto.Deposit.Address,
+			Amount: usdc(amounts[r.IntN(len(amounts))])})
+	case 2, 3:
+		for i := range w.view {
+			w.view[i].Confirmations++
+		}
+	case 4:
+		depth := r.IntN(3)
+		for i := range w.view {
+			w.view[i].Confirmations = max(0, w.view[i].Confirmations-depth)
+		}
+	case 5:
+		w.now = w.now.Add(time.Duration(r.IntN(20)) * time.Minute)
+	case 6:
+		_, _ = c.Cancel(w.p, w.now)
+	case 7:
+		if w.p.Status == PaymentUnderpaid && !c.Active() {
+			next := openFor(t, w.p, true)
+			next.Crypto.Deposit.Address = fmt.Sprintf("0xdep%d", len(w.cs))
+			next.ExpiresAt = w.now.Add(15 * time.Minute)
+			w.cs = append(w.cs, next)
+		}
+	case 8:
+		if w.p.Status == PaymentNeedsReview && r.IntN(2) == 0 {
+			_ = w.p.Accept(w.now)
+		}
+	}
+}
+
+// observeAll shows every checkout the view, twice: the second read must
+// change nothing.
+func (w *world) observeAll(t *testing.T, seed uint64, step int) {
+	for _, c := range w.cs {
+		o := c.Observe(w.p, w.view, explorer, w.now)
+		if o.Counted.Units != nil {
+			w.holdings.Add(w.holdings, o.Counted.Units)
+		}
+		if again := c.Observe(w.p, w.view, explorer, w.now); again.Changed {
+			t.Fatalf("seed %d step %d: a repeated read changed the checkout", seed, step)
+		}
+	}
+}
+
+func (w *world) check(t *testing.T, seed uint64, step int) {
+	counted, seen := new(big.Int), map[TransferKey]bool{}
+	for _, c := range w.cs {
+		for _, st := range c.Transfers {
+			if seen[st.Key()] && c.pays(Transfer{To: c.Crypto.Deposit.Address, Amount: st.Amount}) {
+				t.Fatalf("seed %d step %d: transfer %s recorded twice", seed, step, st.TxHash)
+			}
+			seen[st.Key()] = true
+			if st.Counted {
+				counted.Add(counted, st.Amount.Units)
+			}
+			if st.Reported > c.Required {
+				t.Fatalf("seed %d step %d: reported %d of %d", seed, step, st.Reported, c.Required)
+			}
+		}
+	}
+	if counted.Cmp(w.holdings) != 0 {
+		t.Fatalf("seed %d step %d: holdings %s, counted %s", seed, step, w.holdings, counted)
+	}
+	total := w.p.Amount + w.p.CustomerFee
+	if w.p.AmountReceived < 0 || w.p.AmountReceived > total {
+		t.Fatalf("seed %d step %d: amount_received %d of %d", seed, step, w.p.AmountReceived, total)
+	}
+	detected, accepted := 0, false
+	for _, e := range w.p.Events {
+		detected += map[bool]int{true: 1}[e.Type == EventDetected]
+		accepted = accepted || e.Type == EventAccepted
+	}
+	if w.p.Status == PaymentSucceeded && !accepted && !w.paidInFull() {
+		t.Fatalf("seed %d step %d: succeeded without a checkout paid in full", seed, step)
+	}
+	if detected != len(seen) {
+		t.Fatalf("seed %d step %d: %d detected events for %d transfers", seed, step, detected, len(seen))
+	}
+}
+
+// paidInFull reports whether some checkout received its quote on time.
+func (w *world) paidInFull() bool {
+	for _, c := range w.cs {
+		if c.received(true).Cmp(c.Crypto.Amount) >= 0 {
+			return true
+		}
+	}
+	return false
+}
