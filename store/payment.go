@@ -115,6 +115,13 @@ func (q *queries) PaymentByCode(ctx context.Context, code string) (_ *payd.Payme
 	return q.loadPayment(ctx, `SELECT `+paymentColumns+` FROM payments WHERE code = $1`, code)
 }
 
+// PublicPayment returns the payment with the id, whatever its business;
+// not_found otherwise.
+func (q *queries) PublicPayment(ctx context.Context, id string) (_ *payd.Payment, err error) {
+	defer fail(&err, "payment", "store.PublicPayment(%s)", id)
+	return q.loadPayment(ctx, `SELECT `+paymentColumns+` FROM payments WHERE id = $1`, id)
+}
+
 // PaymentByReference returns the oldest live payment with the reference;
 // see payd.PaymentStore. On PostgreSQL a transaction-scoped advisory lock
 // on (business, reference) serialises the creations that race for one
@@ -359,6 +366,11 @@ func (db *DB) PaymentByID(ctx context.Context, businessID, id string) (*payd.Pay
 // PaymentByCode returns the payment with the public code; not_found otherwise.
 func (db *DB) PaymentByCode(ctx context.Context, code string) (*payd.Payment, error) {
 	return db.reader(ctx).PaymentByCode(ctx, code)
+}
+
+// PublicPayment returns the payment with the id, whatever its business.
+func (db *DB) PublicPayment(ctx context.Context, id string) (*payd.Payment, error) {
+	return db.reader(ctx).PublicPayment(ctx, id)
 }
 
 // PaymentByReference returns the oldest live payment with the reference;

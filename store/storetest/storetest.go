@@ -39,6 +39,12 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Customer", testCustomer},
 		{"Link", testLink},
 		{"Wallet", testWallet},
+		{"Devnet", testDevnet},
+		{"Checkout", testCheckout},
+		{"Lease", testLease},
+		{"Event", testEvent},
+		{"Webhook", testWebhook},
+		{"Delivery", testDelivery},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.run(t, &bundle{open: open}) })

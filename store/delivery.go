@@ -1,0 +1,214 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+	"time"
+
+	"payd"
+)
+
+// Webhook deliveries (docs/webhook-delivery.md). The rows are the queue:
+// the loop claims due rows by setting a lease and counting the version on
+// in one UPDATE … RETURNING (with FOR UPDATE SKIP LOCKED in its subquery
+// on PostgreSQL), and saves a result only under the version it claimed.
+
+// UndispatchedEvents returns up to limit events still to fan out, oldest
+// first, locking them inside a PostgreSQL transaction.
+func (q *queries) UndispatchedEvents(ctx context.Context, limit int) (_ []*payd.Event, err error) {
+	defer fail(&err, "event", "store.UndispatchedEvents")
+	rows, err := q.ex.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE dispatched_at IS NULL
+		ORDER BY created_at, id LIMIT $1`+q.skipLocked(), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*payd.Event
+	for rows.Next() {
+		e, err := scanEvent(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// MarkEventsDispatched sets dispatched_at on the events in one statement.
+func (q *queries) MarkEventsDispatched(ctx context.Context, ids []string, at time.Time) (err error) {
+	if len(ids) == 0 {
+		return nil
+	}
+	defer fail(&err, "event", "store.MarkEventsDispatched(%s)", ids[0])
+	args := []any{micros(at)}
+	marks := make([]string, len(ids))
+	for i, id := range ids {
+		args = append(args, id)
+		marks[i] = "$" + strconv.Itoa(i+2)
+	}
+	_, err = q.ex.ExecContext(ctx, `UPDATE events SET dispatched_at = $1 WHERE id IN (`+strings.Join(marks, ", ")+`)`,
+		args...)
+	return err
+}
+
+// insertDelivery stores one delivery.
+var insertDelivery = `INSERT INTO webhook_deliveries (` + deliveryColumns + `) VALUES (` + placeholders(1, 18) + `)`
+
+// CreateDeliveries stores new deliveries, one statement each: an event
+// has a few endpoints, and one statement text keeps the cache small.
+func (q *queries) CreateDeliveries(ctx context.Context, ds []*payd.WebhookDelivery) (err error) {
+	if len(ds) == 0 {
+		return nil
+	}
+	defer fail(&err, "webhook delivery", "store.CreateDeliveries(%s)", ds[0].ID)
+	for _, d := range ds {
+		args, err := deliveryArgs(d)
+		if err != nil {
+			return err
+		}
+		if _, err := q.ex.ExecContext(ctx, insertDelivery, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ClaimDueDeliveries leases due, free deliveries in one statement; see
+// payd.DeliveryStore. The subquery matches the partial index
+// webhook_deliveries_due.
+func (q *queries) ClaimDueDeliveries(ctx context.Context, now, until time.Time, limit int) (_ []*payd.WebhookDelivery, err error) {
+	defer fail(&err, "webhook delivery", "store.ClaimDueDeliveries")
+	lock := ""
+	if q.dialect == dialectPostgres {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	return scanDeliveries(q.ex.QueryContext(ctx, `UPDATE webhook_deliveries SET lease_until = $1, version = version + 1
+		WHERE id IN (SELECT id FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= $2
+			AND (lease_until IS NULL OR lease_until <= $2) ORDER BY next_attempt_at, id LIMIT $3`+lock+`)
+		RETURNING `+deliveryColumns, micros(until), micros(now), limit))
+}
+
+// ClaimDelivery leases one delivery for a manual attempt; see
+// payd.DeliveryStore.
+func (q *queries) ClaimDelivery(ctx context.Context, businessID, id string, now, until time.Time) (_ *payd.WebhookDelivery, err error) {
+	defer fail(&err, "webhook delivery", "store.ClaimDelivery(%s)", id)
+	d, err := scanDelivery(q.ex.QueryRowContext(ctx, `UPDATE webhook_deliveries SET lease_until = $4, version = version + 1
+		WHERE business_id = $1 AND id = $2 AND (lease_until IS NULL OR lease_until <= $3)
+		RETURNING `+deliveryColumns, businessID, id, micros(now), micros(until)))
+	if err == sql.ErrNoRows {
+		if _, err := q.DeliveryByID(ctx, businessID, id); err != nil {
+			return nil, err
+		}
+		return nil, payd.Errorf(payd.ErrConflict, "an attempt of delivery %s is in progress; try again shortly", id)
+	}
+	return d, err
+}
+
+// SaveDelivery writes d's state under the version its holder claimed.
+func (q *queries) SaveDelivery(ctx context.Context, d *payd.WebhookDelivery) (err error) {
+	defer fail(&err, "webhook delivery", "store.SaveDelivery(%s)", d.ID)
+	attempts, headers, err := encodeDeliveryJSON(d)
+	if err != nil {
+		return err
+	}
+	err = affected(q.ex.ExecContext(ctx, `UPDATE webhook_deliveries SET status = $3, attempts = $4,
+			next_attempt_at = $5, lease_until = $6, version = version + 1, request_headers = $7, error = $8, updated_at = $9
+		WHERE id = $1 AND version = $2`, d.ID, d.Version, string(d.Status), attempts, nullMicros(d.NextAttemptAt),
+		nullMicros(d.LeaseUntil), headers, d.Error, micros(d.UpdatedAt)))
+	if err == sql.ErrNoRows {
+		if _, err := q.DeliveryByID(ctx, d.BusinessID, d.ID); err != nil {
+			return err
+		}
+		return payd.Errorf(payd.ErrConflict, "delivery %s was claimed by another holder meanwhile", d.ID)
+	}
+	if err == nil {
+		d.Version++
+	}
+	return err
+}
+
+// DeliveryByID returns the business's delivery; not_found otherwise.
+func (q *queries) DeliveryByID(ctx context.Context, businessID, id string) (_ *payd.WebhookDelivery, err error) {
+	defer fail(&err, "webhook delivery", "store.DeliveryByID(%s)", id)
+	return scanDelivery(q.ex.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+		WHERE business_id = $1 AND id = $2`, businessID, id))
+}
+
+// ListDeliveries returns a page of the business's deliveries matching f,
+// newest first.
+func (q *queries) ListDeliveries(ctx context.Context, businessID string, f payd.DeliveryFilter) (_ []*payd.WebhookDelivery, err error) {
+	defer fail(&err, "webhook delivery", "store.ListDeliveries(%s)", businessID)
+	w := newConds(businessID)
+	if f.WebhookID != nil {
+		w.add("webhook_id = " + w.arg(*f.WebhookID))
+	}
+	if f.EventID != nil {
+		w.add("event_id = " + w.arg(*f.EventID))
+	}
+	if f.Status != nil {
+		w.add("status = " + w.arg(string(*f.Status)))
+	}
+	w.created(nil, nil, f.AfterCreated, f.AfterID)
+	return scanDeliveries(q.ex.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+		WHERE `+w.sql()+` ORDER BY created_at DESC, id DESC LIMIT `+w.arg(f.Limit), w.args...))
+}
+
+// UndispatchedEvents returns events still to fan out.
+func (db *DB) UndispatchedEvents(ctx context.Context, limit int) ([]*payd.Event, error) {
+	return db.reader(ctx).UndispatchedEvents(ctx, limit)
+}
+
+// MarkEventsDispatched records that the events' deliveries exist.
+func (db *DB) MarkEventsDispatched(ctx context.Context, ids []string, at time.Time) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.MarkEventsDispatched(ctx, ids, at) })
+}
+
+// CreateDeliveries stores new deliveries together.
+func (db *DB) CreateDeliveries(ctx context.Context, ds []*payd.WebhookDelivery) error {
+	return db.atomic(ctx, func(ctx context.Context, q *queries) error { return q.CreateDeliveries(ctx, ds) })
+}
+
+// ClaimDueDeliveries leases due deliveries; see payd.DeliveryStore.
+func (db *DB) ClaimDueDeliveries(ctx context.Context, now, until time.Time, limit int) (ds []*payd.WebhookDelivery, err error) {
+	err = db.write(ctx, func(ctx context.Context, q *queries) error {
+		ds, err = q.ClaimDueDeliveries(ctx, now, until, limit)
+		return err
+	})
+	return ds, err
+}
+
+// ClaimDelivery leases one delivery for a manual attempt.
+func (db *DB) ClaimDelivery(ctx context.Context, businessID, id string, now, until time.Time) (d *payd.WebhookDelivery, err error) {
+	err = db.write(ctx, func(ctx context.Context, q *queries) error {
+		d, err = q.ClaimDelivery(ctx, businessID, id, now, until)
+		return err
+	})
+	return d, err
+}
+
+// SaveDelivery writes d under its claimed version. A failed write leaves
+// the version as it was, and a write the SQLite writer runs again starts
+// from it, as UpdateCheckout does.
+func (db *DB) SaveDelivery(ctx context.Context, d *payd.WebhookDelivery) error {
+	v := d.Version
+	err := db.write(ctx, func(ctx context.Context, q *queries) error {
+		d.Version = v
+		return q.SaveDelivery(ctx, d)
+	})
+	if err != nil {
+		d.Version = v
+	}
+	return err
+}
+
+// DeliveryByID returns the business's delivery; not_found otherwise.
+func (db *DB) DeliveryByID(ctx context.Context, businessID, id string) (*payd.WebhookDelivery, error) {
+	return db.reader(ctx).DeliveryByID(ctx, businessID, id)
+}
+
+// ListDeliveries returns a page of the business's deliveries.
+func (db *DB) ListDeliveries(ctx context.Context, businessID string, f payd.DeliveryFilter) ([]*payd.WebhookDelivery, error) {
+	return db.reader(ctx).ListDeliveries(ctx, businessID, f)
+}
