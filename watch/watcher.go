@@ -1,0 +1,258 @@
+// Package watch runs the loops that move payments along without anyone
+// asking: a Watcher per network reads transfers into checkouts' deposits,
+// and the Expirer ends quotes and payments whose time is up.
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"payd"
+	"payd/clock"
+)
+
+// Options tune a loop; zero values take the defaults.
+type Options struct {
+	// Interval is how often the loop runs when nothing wakes it.
+	Interval time.Duration
+	// Lease is how long one replica keeps the job before another may take
+	// it over; it outlasts many runs, and a crashed holder's lapses.
+	Lease time.Duration
+	// Page is how many checkouts one read of the store returns.
+	Page int
+	// Events records the events of the changes the loop makes, in their
+	// transactions. Only tests of the loops alone leave it nil.
+	Events payd.EventRecorder
+}
+
+func (o Options) withDefaults() Options {
+	if o.Interval <= 0 {
+		o.Interval = time.Second
+	}
+	if o.Lease <= 0 {
+		o.Lease = 15 * time.Second
+	}
+	if o.Page <= 0 {
+		o.Page = 500
+	}
+	return o
+}
+
+// changer is a network that can say when it changed, so the watcher wakes
+// at once instead of at its next tick (the devnet does).
+type changer interface {
+	Changed() <-chan struct{}
+}
+
+// Watcher follows one network's deposits. One replica at a time watches a
+// network, holding the lease "watch:NETWORK"; every change it makes is
+// also fenced by the checkout's version, so two watchers never apply one
+// report twice even if the lease is lost mid-run.
+type Watcher struct {
+	store  payd.Store
+	net    payd.Network
+	clock  clock.Clock
+	log    *slog.Logger
+	opts   Options
+	holder string
+	loop   loop
+}
+
+// NewWatcher returns the watcher of net.
+func NewWatcher(st payd.Store, net payd.Network, clk clock.Clock, log *slog.Logger, o Options) *Watcher {
+	return &Watcher{store: st, net: net, clock: clk, log: log, opts: o.withDefaults(),
+		holder: payd.NewID("wch_")}
+}
+
+// Start runs the watcher in the background until Stop or ctx ends.
+func (w *Watcher) Start(ctx context.Context) {
+	var wake func() <-chan struct{}
+	if c, ok := w.net.(changer); ok {
+		wake = c.Changed
+	}
+	w.loop.start(ctx, w.clock, w.opts.Interval, wake, w.log.With(slog.String("network", string(w.net.Name()))), w.RunOnce)
+}
+
+// Stop stops the watcher and waits for a run in progress to end.
+func (w *Watcher) Stop() { w.loop.stop() }
+
+// RunOnce reads every watched deposit of the network once and applies
+// what changed. It does nothing while another replica holds the lease.
+func (w *Watcher) RunOnce(ctx context.Context) error {
+	now := w.clock.Now()
+	held, err := w.store.AcquireLease(ctx, "watch:"+string(w.net.Name()), w.holder, now, now.Add(w.opts.Lease))
+	if err != nil || !held {
+		return err
+	}
+	var errs []error
+	for after := ""; ; {
+		page, err := w.store.WatchedCheckouts(ctx, w.net.Name(), now, after, w.opts.Page)
+		if err != nil {
+			return err
+		}
+		if len(page) == 0 {
+			return errors.Join(errs...)
+		}
+		if err := w.watchPage(ctx, page, now); err != nil {
+			errs = append(errs, err)
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+// watchPage asks the network once about a page of checkouts and applies
+// the reports of those whose view changed.
+func (w *Watcher) watchPage(ctx context.Context, page []*payd.Checkout, now time.Time) error {
+	deps := make([]payd.Deposit, len(page))
+	for i, c := range page {
+		deps[i] = c.Crypto.Deposit
+	}
+	seen, err := w.net.Transfers(ctx, deps)
+	if err != nil {
+		return err
+	}
+	byDeposit := map[payd.Deposit][]payd.Transfer{}
+	for _, t := range seen {
+		d := payd.Deposit{Address: t.To, Reference: t.Reference}
+		byDeposit[d] = append(byDeposit[d], t)
+	}
+	var errs []error
+	for _, c := range page {
+		ts := byDeposit[c.Crypto.Deposit]
+		if !stale(c, ts, now) {
+			continue
+		}
+		if err := w.apply(ctx, c.ID, ts, now); err != nil {
+			errs = append(errs, fmt.Errorf("checkout %s: %w", c.ID, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// stale reports whether the report differs from what the checkout holds,
+// or its quote is over: only then is the payment read and a write made.
+func stale(c *payd.Checkout, ts []payd.Transfer, now time.Time) bool {
+	if c.Active() && !now.Before(c.ExpiresAt) {
+		return true
+	}
+	known := make(map[payd.TransferKey]int, len(c.Transfers))
+	for _, st := range c.Transfers {
+		known[st.Key()] = st.Confirmations
+	}
+	for _, t := range ts {
+		if conf, ok := known[t.Key()]; !ok || conf != t.Confirmations {
+			return true
+		}
+	}
+	return false
+}
+
+// apply observes the report on the checkout read again in a transaction,
+// and stores the checkout, the payment, the stats and the holdings it
+// moved, together.
+func (w *Watcher) apply(ctx context.Context, id string, ts []payd.Transfer, now time.Time) error {
+	return w.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		c, err := q.CheckoutByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		p, err := q.PaymentByID(ctx, c.BusinessID, c.PaymentID)
+		if err != nil {
+			return err
+		}
+		old, was := *p, c.Status
+		o := c.Observe(p, ts, w.net.ExplorerURL, now)
+		if !o.Changed {
+			return nil
+		}
+		return storeOutcome(ctx, q, w.opts.Events, was, c, &old, p, o)
+	})
+}
+
+// storeOutcome writes an outcome: the checkout, the payment with its new
+// history, stats and events, and the coin counted into the wallet's
+// holdings. was is the checkout's status before.
+func storeOutcome(ctx context.Context, q payd.Queries, rec payd.EventRecorder, was payd.CheckoutStatus,
+	c *payd.Checkout, old, p *payd.Payment, o payd.Outcome) error {
+	if err := q.UpdateCheckout(ctx, c); err != nil {
+		return err
+	}
+	if err := storePayment(ctx, q, rec, old, p); err != nil {
+		return err
+	}
+	if rec != nil {
+		if err := rec.CheckoutChanged(ctx, q, was, c, payd.SystemActor); err != nil {
+			return err
+		}
+	}
+	if o.Counted.Sign() > 0 {
+		return q.AddHoldings(ctx, c.Crypto.WalletID, c.Crypto.Network, o.Counted)
+	}
+	return nil
+}
+
+// storePayment writes the payment's change from old with the stats and
+// events it moves.
+func storePayment(ctx context.Context, q payd.Queries, rec payd.EventRecorder, old, p *payd.Payment) error {
+	if err := q.UpdatePayment(ctx, p); err != nil {
+		return err
+	}
+	if err := payd.ApplyPaymentStats(ctx, q, old, p); err != nil {
+		return err
+	}
+	if rec == nil {
+		return nil
+	}
+	return rec.PaymentChanged(ctx, q, old, p, payd.SystemActor)
+}
+
+// loop runs a job every interval on the clock, or when wake fires, until
+// stopped. A failing run is logged and the next one tries again.
+type loop struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func (l *loop) start(ctx context.Context, clk clock.Clock, every time.Duration, wake func() <-chan struct{},
+	log *slog.Logger, run func(context.Context) error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ctx, l.cancel = context.WithCancel(ctx)
+	l.done = make(chan struct{})
+	go func() {
+		defer close(l.done)
+		t := clk.NewTicker(every)
+		defer t.Stop()
+		for {
+			var woke <-chan struct{}
+			if wake != nil {
+				woke = wake()
+			}
+			if err := run(ctx); err != nil && ctx.Err() == nil {
+				log.Error("background run failed", slog.Any("error", err))
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C():
+			case <-woke:
+			}
+		}
+	}()
+}
+
+func (l *loop) stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cancel == nil {
+		return
+	}
+	l.cancel()
+	<-l.done
+	l.cancel = nil
+}

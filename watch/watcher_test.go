@@ -1,0 +1,133 @@
+package watch
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"payd"
+	"payd/clock"
+	"payd/money"
+	"payd/store"
+	"payd/store/storetest"
+)
+
+// fakeNet is the chain seam: it reports one fixed transfer into every
+// deposit it is asked about and counts the reads.
+type fakeNet struct {
+	reads atomic.Int64
+	conf  int
+}
+
+func (f *fakeNet) Name() money.Network { return money.Polygon }
+func (f *fakeNet) Deposit(string, uint32) (payd.Deposit, error) {
+	return payd.Deposit{}, nil
+}
+func (f *fakeNet) ValidAddress(string) error                                  { return nil }
+func (f *fakeNet) ValidTxHash(string) error                                   { return nil }
+func (f *fakeNet) PaymentURI(payd.PaymentRequest) string                      { return "" }
+func (f *fakeNet) ExplorerURL(h string) string                                { return "https://explorer.test/" + h }
+func (f *fakeNet) FeeEstimateUSD(context.Context, money.Asset) (int64, error) { return 1, nil }
+
+func (f *fakeNet) Transfers(_ context.Context, ds []payd.Deposit) ([]payd.Transfer, error) {
+	f.reads.Add(1)
+	var out []payd.Transfer
+	for _, d := range ds {
+		out = append(out, payd.Transfer{TxHash: "0x" + d.Address, To: d.Address,
+			Amount: money.NewCoinAmount(money.USDC, 25_000_000), Confirmations: f.conf})
+	}
+	return out, nil
+}
+
+var rates = &payd.ExchangeRates{Coins: map[money.Asset]int64{money.USDC: 100},
+	Fiat: map[money.Currency]money.Rate{money.USD: money.MustRate("1")}}
+
+// openCheckout stores a business, a payment of 25.00 USD and its USDC
+// checkout on polygon paying to address.
+func openCheckout(t *testing.T, db *store.DB, now time.Time, address string) *payd.Payment {
+	t.Helper()
+	ctx := context.Background()
+	biz, err := payd.NewBusiness("Shop", "shop@example.com", false, now)
+	must(t, err)
+	must(t, db.CreateBusiness(ctx, biz))
+	w, err := payd.NewWallet(biz.ID, map[money.Network]string{money.Polygon: "xpub-" + payd.RandomString(20)},
+		payd.WalletAttached, now)
+	must(t, err)
+	must(t, db.CreateWallet(ctx, w))
+	p, err := payd.NewPayment(biz.ID, payd.PaymentParams{Amount: 2500, Currency: money.USD,
+		FeePayer: money.FeePayerBusiness}, rates, false, now)
+	must(t, err)
+	c, err := payd.OpenCryptoCheckout(p, payd.OpenParams{Asset: money.USDC, Network: money.Polygon, Rates: rates,
+		QuoteMinutes: 15, Deposit: payd.Deposit{Address: address}, WalletID: w.ID, Required: 2}, now)
+	must(t, err)
+	must(t, db.CreatePayment(ctx, p))
+	must(t, db.CreateCheckout(ctx, c))
+	return p
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWatcherLease runs two watchers of one network on one database: only
+// the lease holder reads the network, the other takes over once the lease
+// has lapsed, and a report already applied is not applied again.
+func TestWatcherLease(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+		p := openCheckout(t, db, clk.Now(), "0xabc")
+		a, b := &fakeNet{}, &fakeNet{}
+		log := storetest.Logger(t)
+		wa := NewWatcher(db, a, clk, log, Options{Lease: 10 * time.Second})
+		wb := NewWatcher(db, b, clk, log, Options{Lease: 10 * time.Second})
+		must(t, wa.RunOnce(ctx))
+		must(t, wb.RunOnce(ctx))
+		if a.reads.Load() != 1 || b.reads.Load() != 0 {
+			t.Fatalf("reads: holder %d, other %d", a.reads.Load(), b.reads.Load())
+		}
+		got, err := db.PaymentByID(ctx, p.BusinessID, p.ID)
+		must(t, err)
+		if n := len(got.Events); n != 3 || got.Events[2].Type != payd.EventDetected {
+			t.Fatalf("events after detection: %+v", got.Events)
+		}
+		clk.Advance(11 * time.Second)
+		b.conf = 0
+		must(t, wb.RunOnce(ctx))
+		if b.reads.Load() != 1 {
+			t.Fatalf("the other watcher did not take over: %d reads", b.reads.Load())
+		}
+		if again, _ := db.PaymentByID(ctx, p.BusinessID, p.ID); len(again.Events) != 3 {
+			t.Fatalf("the same report applied twice: %d events", len(again.Events))
+		}
+		b.conf = 2
+		must(t, wb.RunOnce(ctx))
+		if done, _ := db.PaymentByID(ctx, p.BusinessID, p.ID); done.Status != payd.PaymentSucceeded {
+			t.Fatalf("status = %s", done.Status)
+		}
+	})
+}
+
+// TestWatcherSkipsQuietCheckouts checks that a report that matches what a
+// checkout holds costs no write: the checkout's version does not move.
+func TestWatcherSkipsQuietCheckouts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+		p := openCheckout(t, db, clk.Now(), "0xdef")
+		w := NewWatcher(db, &fakeNet{}, clk, storetest.Logger(t), Options{})
+		must(t, w.RunOnce(ctx))
+		c, err := db.CheckoutByID(ctx, p.CheckoutID)
+		must(t, err)
+		must(t, w.RunOnce(ctx))
+		again, err := db.CheckoutByID(ctx, p.CheckoutID)
+		must(t, err)
+		if c.Version != again.Version || len(again.Transfers) != 1 {
+			t.Fatalf("version %d → %d, %d transfers", c.Version, again.Version, len(again.Transfers))
+		}
+	})
+}
