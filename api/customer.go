@@ -100,7 +100,7 @@ func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request) error {
 		if err := q.CreateCustomer(ctx, c); err != nil {
 			return nil, err
 		}
-		return toCustomer(c), nil
+		return toCustomer(c), s.customerChanged(ctx, q, payd.EventCustomerCreated, c, actorOf(ctx, ""))
 	})
 }
 
@@ -140,7 +140,7 @@ func (s *Server) updateCustomer(w http.ResponseWriter, r *http.Request) error {
 		if err := q.UpdateCustomer(ctx, c); err != nil {
 			return nil, err
 		}
-		return toCustomer(c), nil
+		return toCustomer(c), s.customerChanged(ctx, q, payd.EventCustomerUpdated, c, actorOf(ctx, ""))
 	})
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"payd"
+	"payd/chain/devnet"
 	"payd/clock"
 	"payd/money"
 	"payd/store"
@@ -64,8 +65,12 @@ func setup(t testing.TB, db *store.DB, extra ...route) *bundle {
 	if db.Dialect() == "postgres" {
 		counter = db
 	}
+	dn, err := devnet.New(context.Background(), db, clk, "http://payd.test"+BasePath)
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv, err := New(context.Background(), Options{Store: db, Clock: clk, Log: log, Rates: fixedRates{testRates(clk.Now())},
-		Counter: counter, Dev: true, DevClock: clk, PublicURL: "http://payd.test"})
+		Counter: counter, Dev: true, DevClock: clk, Devnet: dn, PublicURL: "http://payd.test", Networks: devnetNetworks(dn)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +82,15 @@ func setup(t testing.TB, db *store.DB, extra ...route) *bundle {
 	b := &bundle{t: t, db: db, clock: clk, srv: srv, http: hs, base: hs.URL + BasePath, logs: logs}
 	b.doc, b.router = loadRouter(t, b.base)
 	return b
+}
+
+// devnetNetworks are the devnet's adapters, one per network.
+func devnetNetworks(dn *devnet.Devnet) map[money.Network]payd.Network {
+	out := map[money.Network]payd.Network{}
+	for _, n := range money.Networks {
+		out[n] = dn.Network(n)
+	}
+	return out
 }
 
 // loadRouter parses the OpenAPI document, which must itself be valid.

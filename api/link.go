@@ -157,7 +157,7 @@ func (s *Server) createLink(w http.ResponseWriter, r *http.Request) error {
 		if err := q.CreateLink(ctx, l); err != nil {
 			return nil, err
 		}
-		return s.toLink(l), nil
+		return s.toLink(l), s.linkChanged(ctx, q, payd.EventLinkCreated, l, actorOf(ctx, ""))
 	})
 }
 
@@ -187,22 +187,22 @@ func (s *Server) updateLink(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.changeLink(w, r, func(l *payd.Link) error { return l.Update(u, rules, s.clock.Now()) })
+	return s.changeLink(w, r, payd.EventLinkUpdated, func(l *payd.Link) error { return l.Update(u, rules, s.clock.Now()) })
 }
 
 // archiveLink serves POST /links/{id}/archive.
 func (s *Server) archiveLink(w http.ResponseWriter, r *http.Request) error {
-	return s.changeLink(w, r, func(l *payd.Link) error { return l.Archive(s.clock.Now()) })
+	return s.changeLink(w, r, payd.EventLinkArchived, func(l *payd.Link) error { return l.Archive(s.clock.Now()) })
 }
 
 // restoreLink serves POST /links/{id}/restore.
 func (s *Server) restoreLink(w http.ResponseWriter, r *http.Request) error {
-	return s.changeLink(w, r, func(l *payd.Link) error { return l.Restore(s.clock.Now()) })
+	return s.changeLink(w, r, payd.EventLinkRestored, func(l *payd.Link) error { return l.Restore(s.clock.Now()) })
 }
 
-// changeLink reads the link, applies change and stores the result in one
-// transaction, answering the link.
-func (s *Server) changeLink(w http.ResponseWriter, r *http.Request, change func(*payd.Link) error) error {
+// changeLink reads the link, applies change and stores the result with
+// its event of type typ in one transaction, answering the link.
+func (s *Server) changeLink(w http.ResponseWriter, r *http.Request, typ string, change func(*payd.Link) error) error {
 	biz := callOf(r.Context()).biz
 	return s.writeTx(w, r, http.StatusOK, func(ctx context.Context, q payd.Queries) (any, error) {
 		l, err := q.LinkByID(ctx, biz.ID, r.PathValue("id"))
@@ -215,7 +215,7 @@ func (s *Server) changeLink(w http.ResponseWriter, r *http.Request, change func(
 		if err := q.UpdateLink(ctx, l); err != nil {
 			return nil, err
 		}
-		return s.toLink(l), nil
+		return s.toLink(l), s.linkChanged(ctx, q, typ, l, actorOf(ctx, ""))
 	})
 }
 
@@ -232,6 +232,9 @@ func (s *Server) deleteLink(w http.ResponseWriter, r *http.Request) error {
 			return nil, err
 		}
 		if err := q.DeleteLink(ctx, biz.ID, l.ID); err != nil {
+			return nil, err
+		}
+		if err := s.linkChanged(ctx, q, payd.EventLinkDeleted, l, actorOf(ctx, "")); err != nil {
 			return nil, err
 		}
 		return deletedObject{ID: l.ID, Kind: "link", Deleted: true}, nil

@@ -312,7 +312,7 @@ func (s *Server) insertPayment(ctx context.Context, q payd.Queries, p *payd.Paym
 			}
 		}
 	}
-	c, err := resolveCustomer(ctx, q, p.BusinessID, cust, p.CreatedAt)
+	c, err := s.resolveCustomer(ctx, q, p.BusinessID, cust, p.CreatedAt)
 	if err != nil {
 		return nil, err
 	}
@@ -322,10 +322,10 @@ func (s *Server) insertPayment(ctx context.Context, q payd.Queries, p *payd.Paym
 	if err := q.CreatePayment(ctx, p); err != nil {
 		return nil, err
 	}
-	if err := applyStats(ctx, q, nil, p); err != nil {
+	if err := payd.ApplyPaymentStats(ctx, q, nil, p); err != nil {
 		return nil, err
 	}
-	return s.toPayment(p), nil
+	return s.toPayment(p), s.PaymentChanged(ctx, q, nil, p, actorOf(ctx, ""))
 }
 
 // reuseOutcome is the error that leaves insertPayment's transaction: the
@@ -360,7 +360,7 @@ func (s *Server) reusePayment(ctx context.Context, q payd.Queries, p *payd.Payme
 // customer_id when the business has none such), or by email, creating one
 // with the name when the business has none with it. A blocked customer is
 // refused with customer_blocked, as checkout refuses them (spec 7.4).
-func resolveCustomer(ctx context.Context, q payd.Queries, businessID string, ref customerRef, now time.Time) (*payd.Customer, error) {
+func (s *Server) resolveCustomer(ctx context.Context, q payd.Queries, businessID string, ref customerRef, now time.Time) (*payd.Customer, error) {
 	var c *payd.Customer
 	var err error
 	switch {
@@ -370,7 +370,7 @@ func resolveCustomer(ctx context.Context, q payd.Queries, businessID string, ref
 			return nil, payd.FieldError("customer_id", "this business has no customer %s", ref.id)
 		}
 	case ref.email != "":
-		c, err = customerByEmail(ctx, q, businessID, ref, now)
+		c, err = s.customerByEmail(ctx, q, businessID, ref, now)
 	default:
 		return nil, nil
 	}
@@ -384,8 +384,9 @@ func resolveCustomer(ctx context.Context, q payd.Queries, businessID string, ref
 }
 
 // customerByEmail finds the business's customer with the email or creates
-// one. A creation that loses a race to another request's finds theirs.
-func customerByEmail(ctx context.Context, q payd.Queries, businessID string, ref customerRef, now time.Time) (*payd.Customer, error) {
+// one (customer.created). A creation that loses a race to another
+// request's finds theirs.
+func (s *Server) customerByEmail(ctx context.Context, q payd.Queries, businessID string, ref customerRef, now time.Time) (*payd.Customer, error) {
 	c, err := q.CustomerByEmail(ctx, businessID, ref.email)
 	if !payd.IsNotFound(err) {
 		return c, err
@@ -396,26 +397,10 @@ func customerByEmail(ctx context.Context, q payd.Queries, businessID string, ref
 	err = q.CreateCustomer(ctx, c)
 	if payd.ErrorCode(err) == payd.ErrCustomerExists {
 		return q.CustomerByEmail(ctx, businessID, ref.email)
+	} else if err != nil {
+		return nil, err
 	}
-	return c, err
-}
-
-// applyStats adds the change from old to p to the stats of p's customer
-// and link, in the caller's transaction.
-func applyStats(ctx context.Context, q payd.Queries, old, p *payd.Payment) error {
-	d := payd.PaymentStatsDelta(old, p)
-	if d.IsZero() {
-		return nil
-	}
-	if p.CustomerID != "" {
-		if err := q.AddCustomerStats(ctx, p.BusinessID, p.CustomerID, d); err != nil {
-			return err
-		}
-	}
-	if p.LinkID != "" {
-		return q.AddLinkStats(ctx, p.BusinessID, p.LinkID, d)
-	}
-	return nil
+	return c, s.customerChanged(ctx, q, payd.EventCustomerCreated, c, actorOf(ctx, ref.email))
 }
 
 // getPayment serves GET /payments/{id}.
@@ -428,22 +413,52 @@ func (s *Server) getPayment(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// cancelPayment serves POST /payments/{id}/cancel (spec 3, 7.3).
+// cancelPayment serves POST /payments/{id}/cancel (spec 3, 7.3); the
+// payment's open checkout ends with it.
 func (s *Server) cancelPayment(w http.ResponseWriter, r *http.Request) error {
-	return s.changePayment(w, r, func(p *payd.Payment, now time.Time) error {
-		_, err := p.Cancel(now)
-		return err
+	return s.changePayment(w, r, func(ctx context.Context, q payd.Queries, p *payd.Payment, now time.Time) error {
+		changed, err := p.Cancel(now)
+		if err != nil || !changed {
+			return err
+		}
+		return s.endCheckout(ctx, q, p.CheckoutID, func(c *payd.Checkout) bool { return c.CancelForPayment(now) })
 	})
 }
 
-// acceptPayment serves POST /payments/{id}/accept (spec 3, 7.3).
+// acceptPayment serves POST /payments/{id}/accept (spec 3, 7.3); a
+// checkout still taking funds for the payment is closed.
 func (s *Server) acceptPayment(w http.ResponseWriter, r *http.Request) error {
-	return s.changePayment(w, r, func(p *payd.Payment, now time.Time) error { return p.Accept(now) })
+	return s.changePayment(w, r, func(ctx context.Context, q payd.Queries, p *payd.Payment, now time.Time) error {
+		if err := p.Accept(now); err != nil {
+			return err
+		}
+		return s.endCheckout(ctx, q, p.CheckoutID, func(c *payd.Checkout) bool { return c.Close(now) })
+	})
+}
+
+// endCheckout applies end to the payment's current checkout, if it has
+// one, and stores it with its event when end changed it.
+func (s *Server) endCheckout(ctx context.Context, q payd.Queries, id string, end func(*payd.Checkout) bool) error {
+	if id == "" {
+		return nil
+	}
+	c, err := q.CheckoutByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	was := c.Status
+	if !end(c) {
+		return nil
+	}
+	if err := q.UpdateCheckout(ctx, c); err != nil {
+		return err
+	}
+	return s.CheckoutChanged(ctx, q, was, c, actorOf(ctx, ""))
 }
 
 // changePayment reads the payment in a transaction, applies change, and
 // stores it with its events and the stats it moves.
-func (s *Server) changePayment(w http.ResponseWriter, r *http.Request, change func(*payd.Payment, time.Time) error) error {
+func (s *Server) changePayment(w http.ResponseWriter, r *http.Request, change func(context.Context, payd.Queries, *payd.Payment, time.Time) error) error {
 	if err := decode(r, &struct{}{}); err != nil {
 		return err
 	}
@@ -455,14 +470,17 @@ func (s *Server) changePayment(w http.ResponseWriter, r *http.Request, change fu
 		}
 		old := *p
 		events := len(p.Events)
-		if err := change(p, s.clock.Now()); err != nil {
+		if err := change(ctx, q, p, s.clock.Now()); err != nil {
 			return nil, err
 		}
 		if len(p.Events) > events {
 			if err := q.UpdatePayment(ctx, p); err != nil {
 				return nil, err
 			}
-			if err := applyStats(ctx, q, &old, p); err != nil {
+			if err := payd.ApplyPaymentStats(ctx, q, &old, p); err != nil {
+				return nil, err
+			}
+			if err := s.PaymentChanged(ctx, q, &old, p, actorOf(ctx, "")); err != nil {
 				return nil, err
 			}
 		}

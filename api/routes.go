@@ -94,13 +94,34 @@ func (s *Server) routeTable() []route {
 		// Attaching a wallet decides where payments go (spec 5.3).
 		{method: "POST", path: "/wallet", h: s.createWallet, access: walletWrite, realMoney: true},
 		{method: "GET", path: "/wallet", h: s.getWallet, access: walletRead},
+		{method: "POST", path: "/payments/{id}/request-remainder", h: s.requestRemainder, access: paymentsWrite,
+			realMoney: true, idem: idemRequired},
+		{method: "POST", path: "/checkouts", h: s.createCheckout, access: public, idem: idemRequired,
+			limit: "checkouts", pause: "checkouts"},
+		{method: "GET", path: "/checkouts/{id}", h: s.getCheckout, access: public},
+		{method: "POST", path: "/checkouts/{id}/cancel", h: s.cancelCheckout, access: public},
+		{method: "POST", path: "/checkouts/{id}/claim", h: s.claimCheckout, access: public},
 		{method: "GET", path: "/public/payments/{code}", h: s.getPublicPayment, access: public},
 		{method: "GET", path: "/public/links/{code}", h: s.getPublicLink, access: public},
 		{method: "GET", path: "/metrics", h: s.getMetrics, access: access{area: payd.AreaMetrics, level: payd.AccessRead}},
+		{method: "POST", path: "/webhooks", h: s.createWebhook, access: webhooksWrite, idem: idemIgnored},
+		{method: "GET", path: "/webhooks", h: s.listWebhooks, access: webhooksRead},
+		{method: "GET", path: "/webhooks/{id}", h: s.getWebhook, access: webhooksRead},
+		{method: "PATCH", path: "/webhooks/{id}", h: s.updateWebhook, access: webhooksWrite},
+		{method: "DELETE", path: "/webhooks/{id}", h: s.deleteWebhook, access: webhooksWrite},
+		{method: "POST", path: "/webhooks/{id}/rotate-secret", h: s.rotateWebhookSecret, access: webhooksWrite, idem: idemIgnored},
+		{method: "POST", path: "/webhooks/{id}/test", h: s.testWebhook, access: webhooksWrite},
+		{method: "GET", path: "/webhook-deliveries", h: s.listDeliveries, access: webhooksRead},
+		{method: "GET", path: "/webhook-deliveries/{id}", h: s.getDelivery, access: webhooksRead},
+		{method: "POST", path: "/webhook-deliveries/{id}/resend", h: s.resendDelivery, access: webhooksWrite},
 	}
 	if s.opts.Dev {
 		rs = append(rs,
 			route{method: "POST", path: "/devnet/clock", h: s.advanceClock, access: public},
+			route{method: "POST", path: "/devnet/transfers", h: s.createDevnetTransfer, access: public},
+			route{method: "POST", path: "/devnet/blocks", h: s.createDevnetBlocks, access: public},
+			route{method: "POST", path: "/devnet/reorg", h: s.reorgDevnet, access: public},
+			route{method: "GET", path: "/devnet/transactions/{network}/{hash}", h: s.getDevnetTransaction, access: public},
 		)
 	}
 	return rs

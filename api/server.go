@@ -14,6 +14,7 @@ import (
 
 	"payd"
 	"payd/clock"
+	"payd/money"
 )
 
 // BasePath is where the API lives; its version is part of the path (spec 9).
@@ -37,16 +38,27 @@ type Options struct {
 	// PublicURL is the server's public base address without a trailing
 	// slash (http://127.0.0.1:8080); hosted checkout pages live under it.
 	PublicURL string
+	// Networks are the chain adapters checkouts use, one per network; a
+	// network without one cannot be chosen.
+	Networks map[money.Network]payd.Network
+	// Confirmations overrides payd.DefaultConfirmations per network.
+	Confirmations map[money.Network]int
 	// Dev enables the devnet routes and the test clock.
 	Dev bool
 	// DevClock is the clock that POST /devnet/clock moves; required with Dev.
 	DevClock *clock.Offset
+	// Devnet drives the simulated networks for the devnet routes; with Dev
+	// they answer temporarily_unavailable while it is nil.
+	Devnet DevnetControl
 	// TrustedProxies are the peers whose X-Forwarded-For is believed when
 	// finding a client's address for rate limits.
 	TrustedProxies []netip.Prefix
 	// KeyCacheTTL bounds how long an authenticated key is trusted without a
 	// database read; a revoked key stops working on every replica within it.
 	KeyCacheTTL time.Duration
+	// Deliveries makes the manual webhook attempts (test sends, resends);
+	// without it those routes answer temporarily_unavailable.
+	Deliveries payd.DeliverySender
 }
 
 // Server is the API's http.Handler.

@@ -47,8 +47,11 @@ type newBusiness struct {
 const businessUsage = "usage: payd business create --name NAME --email EMAIL [--website URL] [--support-email EMAIL] [--live] [--wallet generate] [--json]"
 
 func runBusiness(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "suspend" || args[0] == "reinstate") {
+		return runSuspend(ctx, args[0], args[1:], getenv, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "create" {
-		return usagef("%s", businessUsage)
+		return usagef("%s\n%s", businessUsage, suspendUsage)
 	}
 	var cfg Config
 	fs := cfg.newFlagSet("business create", stderr)

@@ -6,8 +6,11 @@ import (
 	"log/slog"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+
+	"payd/money"
 )
 
 // Config is payd's one configuration. Each field is a flag; a flag not given
@@ -27,6 +30,9 @@ type Config struct {
 	RateRefresh     time.Duration
 	RateMaxAge      time.Duration
 	ShutdownTimeout time.Duration
+	// Confirmations overrides payd.DefaultConfirmations, as
+	// "bitcoin=2,ethereum=12".
+	Confirmations string
 }
 
 // newFlagSet defines the Config flags every command shares.
@@ -49,6 +55,25 @@ func (c *Config) addServeFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.RateRefresh, "rate-refresh", time.Minute, "how often exchange rates are fetched")
 	fs.DurationVar(&c.RateMaxAge, "rate-max-age", 10*time.Minute, "oldest exchange rate a checkout may quote")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long SIGTERM waits for in-flight requests")
+	fs.StringVar(&c.Confirmations, "confirmations", "", "confirmations a transfer needs, per network: bitcoin=2,ethereum=12,... (defaults in docs/checkouts.md)")
+}
+
+// confirmations parses --confirmations into per-network counts of 1 to 1,000.
+func (c *Config) confirmations() (map[money.Network]int, error) {
+	out := map[money.Network]int{}
+	for _, pair := range strings.Split(c.Confirmations, ",") {
+		if strings.TrimSpace(pair) == "" {
+			continue
+		}
+		name, count, _ := strings.Cut(strings.TrimSpace(pair), "=")
+		n, ok := money.ParseNetwork(name)
+		v, err := strconv.Atoi(count)
+		if !ok || err != nil || v < 1 || v > 1000 {
+			return nil, usagef("--confirmations: %q is not NETWORK=COUNT with a network of the spec and a count of 1 to 1000", pair)
+		}
+		out[n] = v
+	}
+	return out, nil
 }
 
 // parse parses a command that takes no positional arguments.

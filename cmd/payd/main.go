@@ -1,5 +1,6 @@
 // Command payd is the payd service and its operator's tool: serve, migrate,
-// business create, keys create|revoke, pause and resume, link disable.
+// business create, keys create|revoke, pause and resume, link disable, and
+// devnet pay|mine|reorg|advance against a running serve --dev.
 package main
 
 import (
@@ -39,6 +40,7 @@ Usage:
   payd serve [--dev] [--addr HOST:PORT] [--database DSN]
   payd migrate [--database DSN]
   payd business create --name NAME --email EMAIL [--live] [--wallet generate] [--json]
+  payd business suspend|reinstate --business BIZ_ID [--json]
   payd keys create --business BIZ_ID --permissions AREA:LEVEL,... [--test] [--json]
   payd keys revoke --business BIZ_ID --id KEY_ID
   payd pause checkouts|card|signups|network:NAME [--reason TEXT]
@@ -46,6 +48,10 @@ Usage:
   payd pause --list
   payd dev seed --payments N [--businesses B] [--seed S] [--now RFC3339] [--json]
   payd link disable --link LNK_ID [--reason TEXT] [--json]
+  payd devnet pay --network N --asset A --to ADDRESS --amount X [--reference R] [--from F] [--url URL]
+  payd devnet mine --network N [--count 1] [--url URL]
+  payd devnet reorg --network N --depth D [--url URL]
+  payd devnet advance --seconds S [--url URL]
 
 DSN is sqlite:PATH (default sqlite:./payd.db) or postgres://...
 Every flag can also be set as a PAYD_* variable (see the README).
@@ -73,6 +79,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runDev(ctx, rest, getenv, stdout, stderr)
 	case "link":
 		return runLink(ctx, rest, getenv, stdout, stderr)
+	case "devnet":
+		return runDevnet(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

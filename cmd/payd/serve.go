@@ -10,9 +10,14 @@ import (
 	"net/http"
 	"time"
 
+	"payd"
 	"payd/api"
+	"payd/chain/devnet"
 	"payd/clock"
+	"payd/money"
 	"payd/store"
+	"payd/watch"
+	"payd/webhook"
 )
 
 // runServe starts everything in one process: the API, the background
@@ -70,11 +75,29 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	srv, err := api.New(ctx, api.Options{Store: db, Clock: clk, Log: log, Rates: rates, Counter: counter,
-		Dev: cfg.Dev, DevClock: devClock, TrustedProxies: proxies, PublicURL: public})
+	dn, err := openDevnet(ctx, cfg.Dev, db, clk, public+api.BasePath)
 	if err != nil {
 		return err
 	}
+	confs, err := cfg.confirmations()
+	if err != nil {
+		return err
+	}
+	nets := networks(dn)
+	// --dev delivers to local receivers (http, loopback); production only
+	// to public https addresses, checked at connect time.
+	deliverer := webhook.NewDeliverer(db, webhook.NewSender(webhook.ClientOptions{AllowPrivate: cfg.Dev, Clock: clk}),
+		clk, log, webhook.DelivererOptions{})
+	srv, err := api.New(ctx, api.Options{Store: db, Clock: clk, Log: log, Rates: rates, Counter: counter,
+		Dev: cfg.Dev, DevClock: devClock, Devnet: devnetControl(dn), TrustedProxies: proxies, PublicURL: public,
+		Networks: nets, Confirmations: confs, Deliveries: deliverer})
+	if err != nil {
+		return err
+	}
+	deliverer.Start(ctx)
+	defer deliverer.Stop()
+	stop := startLoops(ctx, db, nets, clk, log, srv)
+	defer stop()
 	reaper := api.NewReaper(db, clk, log, time.Minute)
 	reaper.Start(ctx)
 	defer reaper.Stop()
@@ -82,6 +105,43 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	indexer.Start(ctx)
 	defer indexer.Stop()
 	return serveOn(ctx, &cfg, ln, srv, public+api.BasePath, walletBase, log)
+}
+
+// networks are the chain adapters checkouts can use: every network of the
+// devnet with --dev. Adapters for real nodes are not built yet, so without
+// --dev no network can be chosen (checkouts answer temporarily_unavailable).
+func networks(dn *devnet.Devnet) map[money.Network]payd.Network {
+	out := map[money.Network]payd.Network{}
+	if dn == nil {
+		return out
+	}
+	for _, n := range money.Networks {
+		out[n] = dn.Network(n)
+	}
+	return out
+}
+
+// startLoops starts a watcher per network and the expirer; the returned
+// func stops them and waits for runs in progress.
+func startLoops(ctx context.Context, db *store.DB, nets map[money.Network]payd.Network, clk clock.Clock, log *slog.Logger,
+	events payd.EventRecorder) func() {
+	var stops []func()
+	for _, n := range money.Networks {
+		if nets[n] == nil {
+			continue
+		}
+		w := watch.NewWatcher(db, nets[n], clk, log, watch.Options{Events: events})
+		w.Start(ctx)
+		stops = append(stops, w.Stop)
+	}
+	e := watch.NewExpirer(db, clk, log, watch.Options{Events: events})
+	e.Start(ctx)
+	stops = append(stops, e.Stop)
+	return func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
 }
 
 // serveOn serves on ln until ctx is done, then shuts down gracefully.

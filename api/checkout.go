@@ -1,0 +1,338 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"payd"
+	"payd/money"
+)
+
+// createCheckoutRequest is the body of POST /checkouts (CONTRACT.md): the
+// hosted page names a link by code or a payment by id, and the coin.
+type createCheckoutRequest struct {
+	LinkCode  *string `json:"link_code"`
+	PaymentID *string `json:"payment_id"`
+	Rail      *string `json:"rail"`
+	Asset     *string `json:"asset"`
+	Network   *string `json:"network"`
+	Email     *string `json:"email"`
+}
+
+// checkoutChoice is a validated createCheckoutRequest.
+type checkoutChoice struct {
+	linkCode, paymentID, email string
+	asset                      money.Asset
+	network                    money.Network
+}
+
+// choice checks the request's shape: one of link_code and payment_id, a
+// known rail, and for crypto a known coin and network.
+func (req *createCheckoutRequest) choice() (checkoutChoice, error) {
+	ch := checkoutChoice{linkCode: deref(req.LinkCode), paymentID: deref(req.PaymentID),
+		email: strings.TrimSpace(deref(req.Email))}
+	if (ch.linkCode == "") == (ch.paymentID == "") {
+		return ch, payd.FieldError("link_code", "send either link_code or payment_id")
+	}
+	switch deref(req.Rail) {
+	case string(payd.RailCrypto):
+	case string(payd.RailCard):
+		return ch, payd.Errorf(payd.ErrRailUnavailable, "card payments are not available on this payd yet; pay with crypto")
+	case "":
+		return ch, payd.FieldError("rail", "rail is required: crypto or card")
+	default:
+		return ch, payd.FieldError("rail", "rail must be crypto or card")
+	}
+	var ok bool
+	if ch.asset, ok = money.ParseAsset(deref(req.Asset)); !ok {
+		return ch, payd.FieldError("asset", "asset must be one of USDC, USDT, BTC, ETH, SOL")
+	}
+	if ch.network, ok = money.ParseNetwork(deref(req.Network)); !ok {
+		return ch, payd.FieldError("network", "network must be one of bitcoin, ethereum, polygon, solana, tron")
+	}
+	if ch.email != "" && !payd.ValidEmail(ch.email) {
+		return ch, &payd.Error{Code: payd.ErrInvalidEmail, Field: "email", Message: "email is not a valid email address"}
+	}
+	return ch, nil
+}
+
+// checkoutTarget is what a checkout is opened for, resolved before the
+// transaction: the business, its settings and wallet, and the link (for a
+// link's new payment) or payment.
+type checkoutTarget struct {
+	biz     *payd.Business
+	link    *payd.Link
+	payment *payd.Payment
+	wallet  *payd.Wallet
+	cs      *payd.CheckoutSettings
+}
+
+// createCheckout serves POST /checkouts (spec 2.5, 7.4): it checks the
+// choice against the business, then in one transaction makes the link's
+// payment (or takes the payment, replacing its open checkout), hands out
+// a fresh deposit and stores the quote.
+func (s *Server) createCheckout(w http.ResponseWriter, r *http.Request) error {
+	var req createCheckoutRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	ch, err := req.choice()
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	tg, err := s.checkoutTarget(ctx, ch)
+	if err != nil {
+		return err
+	}
+	open, err := s.openParams(ctx, tg, ch)
+	if err != nil {
+		return err
+	}
+	return s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
+		c, err := s.openCheckout(ctx, q, tg, ch, open)
+		if err != nil {
+			return nil, err
+		}
+		return s.toCheckout(c), nil
+	})
+}
+
+// checkoutTarget resolves the link or payment and checks the business can
+// take this coin now.
+func (s *Server) checkoutTarget(ctx context.Context, ch checkoutChoice) (*checkoutTarget, error) {
+	tg := &checkoutTarget{}
+	bizID, err := s.resolveTarget(ctx, ch, tg)
+	if err != nil {
+		return nil, err
+	}
+	if tg.biz, err = s.store.BusinessByID(ctx, bizID); err != nil {
+		return nil, err
+	}
+	if tg.biz.SuspendedAt != nil {
+		return nil, payd.Errorf(payd.ErrBusinessSuspended, "this business cannot take payments right now")
+	}
+	if tg.cs, err = s.checkoutSettings(ctx, s.store, bizID); err != nil {
+		return nil, err
+	}
+	if err := checkAccepted(tg.cs, ch); err != nil {
+		return nil, err
+	}
+	if err := s.pauses.check(ctx, "network:"+string(ch.network)); err != nil {
+		return nil, err
+	}
+	return tg, s.loadWallet(ctx, tg, ch)
+}
+
+// resolveTarget finds the link (link_not_found unless active,
+// link_archived) or the payment (payment_not_found), and returns the
+// business it belongs to.
+func (s *Server) resolveTarget(ctx context.Context, ch checkoutChoice, tg *checkoutTarget) (string, error) {
+	if ch.paymentID != "" {
+		p, err := s.store.PublicPayment(ctx, ch.paymentID)
+		if payd.IsNotFound(err) {
+			return "", payd.Errorf(payd.ErrPaymentNotFound, "no payment has this id")
+		} else if err != nil {
+			return "", err
+		}
+		tg.payment = p
+		return p.BusinessID, p.CheckOpenable(s.clock.Now())
+	}
+	l, err := s.store.LinkByCode(ctx, ch.linkCode)
+	switch {
+	case payd.IsNotFound(err) || err == nil && l.Status == payd.LinkDisabled:
+		return "", payd.Errorf(payd.ErrLinkNotFound, "no active link has this code")
+	case err != nil:
+		return "", err
+	case l.Status == payd.LinkArchived:
+		return "", payd.Errorf(payd.ErrLinkArchived, "this link no longer takes payments")
+	}
+	tg.link = l
+	return l.BusinessID, nil
+}
+
+// checkAccepted refuses a rail, coin or missing email the business's
+// settings do not allow.
+func checkAccepted(cs *payd.CheckoutSettings, ch checkoutChoice) error {
+	switch {
+	case !cs.AcceptsRail(payd.RailCrypto):
+		return payd.Errorf(payd.ErrRailUnavailable, "this business does not take crypto payments")
+	case !money.Supports(ch.asset, ch.network) || !cs.Accepts(ch.asset, ch.network):
+		return payd.Errorf(payd.ErrAssetUnavailable, "this business does not take %s on %s", ch.asset, ch.network)
+	case cs.CollectEmail && ch.email == "":
+		return &payd.Error{Code: payd.ErrEmailRequired, Field: "email", Message: "this business asks for your email"}
+	}
+	return nil
+}
+
+// loadWallet requires a wallet that receives the coin (not_accepting).
+func (s *Server) loadWallet(ctx context.Context, tg *checkoutTarget, ch checkoutChoice) error {
+	w, err := s.store.WalletByBusiness(ctx, tg.biz.ID)
+	if err != nil && !payd.IsNotFound(err) {
+		return err
+	}
+	if err := w.CheckReceives(ch.asset, ch.network); err != nil {
+		return err
+	}
+	tg.wallet = w
+	return nil
+}
+
+// openParams gathers what the quote needs from outside the database: the
+// rates and the network's fee estimate.
+func (s *Server) openParams(ctx context.Context, tg *checkoutTarget, ch checkoutChoice) (payd.OpenParams, error) {
+	n := s.opts.Networks[ch.network]
+	if n == nil {
+		return payd.OpenParams{}, payd.Errorf(payd.ErrTemporarilyUnavailable, "%s cannot be used right now", ch.network)
+	}
+	x, err := s.rates.Latest(ctx)
+	if err != nil {
+		return payd.OpenParams{}, err
+	}
+	fee, err := n.FeeEstimateUSD(ctx, ch.asset)
+	if err != nil {
+		return payd.OpenParams{}, err
+	}
+	return payd.OpenParams{Asset: ch.asset, Network: ch.network, Rates: x, QuoteMinutes: tg.cs.QuoteMinutes,
+		WalletID: tg.wallet.ID, NetworkFeeUSD: fee, Required: s.required(ch.network), Email: ch.email}, nil
+}
+
+// required is the network's confirmation count.
+func (s *Server) required(n money.Network) int {
+	if c := s.opts.Confirmations[n]; c > 0 {
+		return c
+	}
+	return payd.DefaultConfirmations[n]
+}
+
+// openCheckout runs in the transaction: the payment (new for a link, read
+// and locked otherwise), its customer, the replaced checkout, the deposit
+// and the new checkout, all stored together.
+func (s *Server) openCheckout(ctx context.Context, q payd.Queries, tg *checkoutTarget, ch checkoutChoice, in payd.OpenParams) (*payd.Checkout, error) {
+	now := s.clock.Now()
+	p, fresh, err := s.checkoutPayment(ctx, q, tg, ch)
+	if err != nil {
+		return nil, err
+	}
+	var old *payd.Payment
+	if !fresh {
+		was := *p
+		old = &was
+	}
+	if err := s.deposit(ctx, q, tg.wallet, &in); err != nil {
+		return nil, err
+	}
+	c, err := payd.OpenCryptoCheckout(p, in, now)
+	if err != nil {
+		return nil, err
+	}
+	c.Crypto.PaymentURI = s.opts.Networks[ch.network].PaymentURI(payd.PaymentRequest{Deposit: c.Crypto.Deposit,
+		Amount: c.Crypto.Amount, Label: tg.biz.Name})
+	actor := actorOf(ctx, ch.email)
+	if old != nil {
+		if err := s.replaceCheckout(ctx, q, old.CheckoutID, c.ID, now, actor); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.storePayment(ctx, q, old, p, actor); err != nil {
+		return nil, err
+	}
+	if err := q.CreateCheckout(ctx, c); err != nil {
+		return nil, err
+	}
+	return c, s.CheckoutChanged(ctx, q, "", c, actor)
+}
+
+// storePayment creates p (old is nil) or stores its change from old, with
+// the stats and the events the change moves.
+func (s *Server) storePayment(ctx context.Context, q payd.Queries, old, p *payd.Payment, actor payd.Actor) error {
+	var err error
+	if old == nil {
+		err = q.CreatePayment(ctx, p)
+	} else {
+		err = q.UpdatePayment(ctx, p)
+	}
+	if err != nil {
+		return err
+	}
+	if err := payd.ApplyPaymentStats(ctx, q, old, p); err != nil {
+		return err
+	}
+	return s.PaymentChanged(ctx, q, old, p, actor)
+}
+
+// deposit hands out the wallet's next receive index on the network and
+// derives its deposit.
+func (s *Server) deposit(ctx context.Context, q payd.Queries, w *payd.Wallet, in *payd.OpenParams) error {
+	idx, err := q.NextAddressIndex(ctx, w.ID, in.Network)
+	if err != nil {
+		return err
+	}
+	in.AddressIndex = idx
+	in.Deposit, err = s.opts.Networks[in.Network].Deposit(w.Keys[in.Network], idx)
+	return err
+}
+
+// checkoutPayment returns the payment the checkout is for: a new one for
+// a link (fresh is true), or the named payment read again under lock and
+// checked once more.
+func (s *Server) checkoutPayment(ctx context.Context, q payd.Queries, tg *checkoutTarget, ch checkoutChoice) (_ *payd.Payment, fresh bool, err error) {
+	now := s.clock.Now()
+	var cust *payd.Customer
+	if ch.email != "" {
+		if cust, err = s.resolveCustomer(ctx, q, tg.biz.ID, customerRef{email: ch.email}, now); err != nil {
+			return nil, false, err
+		}
+	}
+	if tg.link == nil {
+		p, err := q.PaymentByID(ctx, tg.biz.ID, tg.payment.ID)
+		if err != nil {
+			return nil, false, err
+		}
+		return p, false, p.CheckOpenable(now)
+	}
+	x, err := s.rates.Latest(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	l := tg.link
+	in := payd.PaymentParams{Amount: l.Amount, Currency: l.Currency, Description: l.Name, LinkID: l.ID,
+		SuccessURL: l.SuccessURL, FeePayer: tg.cs.FeePayer}
+	if cust != nil {
+		in.CustomerID = cust.ID
+	}
+	p, err := payd.NewPayment(tg.biz.ID, in, x, s.opts.Dev, now)
+	return p, true, err
+}
+
+// replaceCheckout ends the payment's previous checkout, if any, in favour
+// of next (checkout_not_supersedable when it cannot be).
+func (s *Server) replaceCheckout(ctx context.Context, q payd.Queries, prev, next string, now time.Time, actor payd.Actor) error {
+	if prev == "" {
+		return nil
+	}
+	old, err := q.CheckoutByID(ctx, prev)
+	if err != nil {
+		return err
+	}
+	changed, err := old.Replace(next, now)
+	if err != nil || !changed {
+		return err
+	}
+	if err := q.UpdateCheckout(ctx, old); err != nil {
+		return err
+	}
+	return s.CheckoutChanged(ctx, q, payd.CheckoutOpen, old, actor)
+}
+
+// getCheckout serves GET /checkouts/{id}: public, as the hosted page polls it.
+func (s *Server) getCheckout(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.store.CheckoutByID(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, single{s.toCheckout(c)})
+	return nil
+}

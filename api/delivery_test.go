@@ -1,0 +1,283 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"payd"
+	"payd/store"
+	"payd/store/storetest"
+	"payd/webhook"
+)
+
+// TestDeliveries covers webhook delivery (spec 6.2, 6.3, 2.10, 4.7) end to
+// end on both databases: real events from API calls, the real delivery
+// loop, receivers on loopback, the dev clock.
+func TestDeliveries(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		d := b.deliverer()
+		t.Run("signed and verified by the official library", func(t *testing.T) { testDeliverSigned(t, b, d) })
+		t.Run("eight attempts on schedule", func(t *testing.T) { testDeliverSchedule(t, b, d) })
+		t.Run("receiver down for 30 hours", func(t *testing.T) { testDeliverOutage(t, b, d) })
+		t.Run("disabled endpoint", func(t *testing.T) { testDeliverDisabled(t, b, d) })
+		t.Run("deleted endpoint", func(t *testing.T) { testDeliverDeleted(t, b, d) })
+		t.Run("slow receiver delays nobody", func(t *testing.T) { testDeliverSlow(t, b, d) })
+		t.Run("lapsed lease is attempted again", func(t *testing.T) { testDeliverLease(t, b, d) })
+		t.Run("list filters", func(t *testing.T) { testDeliverList(t, b, d) })
+	})
+}
+
+// deliverer makes the delivery loop of the bundle's server (not started:
+// tests call RunOnce) and lets the server make manual attempts with it.
+func (b *bundle) deliverer() *webhook.Deliverer {
+	s := webhook.NewSender(webhook.ClientOptions{AllowPrivate: true, Clock: b.clock})
+	d := webhook.NewDeliverer(b.db, s, b.clock, b.srv.log, webhook.DelivererOptions{})
+	b.srv.opts.Deliveries = d
+	return d
+}
+
+// receiver is a webhook endpoint on loopback that records what it gets.
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	got    []received
+	status atomic.Int32 // what it answers; 200 unless set
+	delay  time.Duration
+}
+
+// received is one request as the receiver read it.
+type received struct {
+	header http.Header
+	body   []byte
+	at     time.Time
+	status int
+}
+
+func newReceiver(t *testing.T) *receiver {
+	rc := &receiver{}
+	rc.status.Store(200)
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if rc.delay > 0 {
+			time.Sleep(rc.delay)
+		}
+		status := int(rc.status.Load())
+		rc.mu.Lock()
+		rc.got = append(rc.got, received{r.Header.Clone(), body, time.Now(), status})
+		rc.mu.Unlock()
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+// requests returns what the receiver got so far.
+func (rc *receiver) requests() []received {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]received(nil), rc.got...)
+}
+
+// endpoint registers rc for types and returns the endpoint's id and secret.
+func (b *bundle) endpoint(t *testing.T, key string, rc *receiver, types ...string) (id, secret string) {
+	t.Helper()
+	d := clTest{t, b}.dataOf(b.do(postWebhook(key, map[string]any{"url": rc.URL + "/hook", "event_types": types})), 201)
+	return d["id"].(string), d["secret"].(string)
+}
+
+// customer creates a customer, which records customer.created.
+func (b *bundle) customer(t *testing.T, key string) string {
+	t.Helper()
+	d := clTest{t, b}.data(request{method: "POST", path: "/customers", key: key,
+		body: `{"name":"Grace","email":"grace.` + strings.ToLower(payd.RandomString(12)) + `@example.com"}`}, 201)
+	return d["id"].(string)
+}
+
+// run runs the delivery loop once.
+func run(t *testing.T, d *webhook.Deliverer) {
+	t.Helper()
+	if err := d.RunOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// deliveries lists a business's deliveries to an endpoint, newest first.
+func (b *bundle) deliveries(t *testing.T, key, webhookID string) []map[string]any {
+	t.Helper()
+	body := clTest{t, b}.call(request{method: "GET", path: "/webhook-deliveries?limit=100&webhook_id=" + webhookID, key: key}, 200)
+	var out []map[string]any
+	for _, v := range body["data"].([]any) {
+		out = append(out, v.(map[string]any))
+	}
+	return out
+}
+
+// verify checks a received request with the official Standard Webhooks
+// library, from the raw bytes read. The library judges the timestamp by
+// the real clock, so once a test has moved the dev clock the signature is
+// checked alone and the timestamp against the service clock.
+func verify(t *testing.T, b *bundle, secret string, r received) {
+	t.Helper()
+	wh, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := b.clock.Now()
+	check := wh.Verify
+	if now.Sub(time.Now()) > time.Minute {
+		check = wh.VerifyIgnoringTimestamp
+	}
+	if err := check(r.body, r.header); err != nil {
+		t.Fatalf("the library refuses the delivery: %v\n%s", err, r.body)
+	}
+	ts, err := strconv.ParseInt(r.header.Get("webhook-timestamp"), 10, 64)
+	if err != nil || now.Sub(time.Unix(ts, 0)).Abs() > time.Minute {
+		t.Fatalf("webhook-timestamp %q is not the service clock's %s", r.header.Get("webhook-timestamp"), now)
+	}
+}
+
+func testDeliverSigned(t *testing.T, b *bundle, d *webhook.Deliverer) {
+	c := clTest{t, b}
+	biz := b.newBusiness(true)
+	rc := newReceiver(t)
+	hook, secret := b.endpoint(t, biz.live, rc, payd.EventCustomerCreated)
+	cst := b.customer(t, biz.live)
+	run(t, d)
+	got := rc.requests()
+	if len(got) != 1 {
+		t.Fatalf("receiver got %d requests, want 1", len(got))
+	}
+	verify(t, b, secret, got[0])
+	var ev map[string]any
+	if err := json.Unmarshal(got[0].body, &ev); err != nil {
+		t.Fatal(err)
+	}
+	subject := ev["subject"].(map[string]any)
+	if ev["type"] != payd.EventCustomerCreated || subject["id"] != cst || ev["kind"] != "event" ||
+		ev["mode"] != "live" || ev["api_version"] != "v1" || got[0].header.Get("webhook-id") != ev["id"] {
+		t.Fatalf("event %s, headers %v", got[0].body, got[0].header)
+	}
+	if _, ok := ev["test"]; ok || ev["data"].(map[string]any)["id"] != cst {
+		t.Fatalf("a real event carries test or lacks its data: %s", got[0].body)
+	}
+	list := b.deliveries(t, biz.live, hook)
+	dl := c.data(request{method: "GET", path: "/webhook-deliveries/" + list[0]["id"].(string), key: biz.live}, 200)
+	headers := dl["request_headers"].(map[string]any)
+	if !reflect.DeepEqual(dl["payload"], ev) || headers["webhook-signature"] != got[0].header.Get("webhook-signature") ||
+		dl["status"] != "succeeded" || dl["response_status"] != 200.0 || dl["next_retry_at"] != nil || dl["event_id"] != ev["id"] {
+		t.Fatalf("delivery %v does not match what was sent: %s", dl, got[0].body)
+	}
+}
+
+func testDeliverSchedule(t *testing.T, b *bundle, d *webhook.Deliverer) {
+	biz := b.newBusiness(true)
+	rc := newReceiver(t)
+	rc.status.Store(500)
+	hook, _ := b.endpoint(t, biz.live, rc, payd.EventCustomerCreated)
+	b.customer(t, biz.live)
+	run(t, d)
+	for i, wait := range webhook.RetryDelays {
+		b.clock.Advance(wait - time.Second)
+		run(t, d)
+		if n := len(rc.requests()); n != i+1 {
+			t.Fatalf("retry %d came %d early: %d requests", i+1, time.Second, n)
+		}
+		b.clock.Advance(time.Second)
+		run(t, d)
+		if n := len(rc.requests()); n != i+2 {
+			t.Fatalf("after retry %d's delay: %d requests, want %d", i+1, n, i+2)
+		}
+	}
+	b.clock.Advance(24 * time.Hour)
+	run(t, d)
+	got := rc.requests()
+	if len(got) != webhook.MaxAttempts {
+		t.Fatalf("receiver got %d attempts, want %d", len(got), webhook.MaxAttempts)
+	}
+	dl := b.deliveries(t, biz.live, hook)[0]
+	attempts := dl["attempts"].([]any)
+	if dl["status"] != "failed" || dl["next_retry_at"] != nil || len(attempts) != 8 || dl["attempt"] != 8.0 {
+		t.Fatalf("after 8 failures: %v", dl)
+	}
+	first := attemptAt(t, attempts[0])
+	var offset time.Duration
+	for i, a := range attempts {
+		if i > 0 {
+			offset += webhook.RetryDelays[i-1]
+		}
+		if got := attemptAt(t, a).Sub(first); got < offset || got > offset+2*time.Second {
+			t.Errorf("attempt %d at +%s, want +%s", i+1, got, offset)
+		}
+		if a.(map[string]any)["trigger"] != "automatic" || a.(map[string]any)["response_status"] != 500.0 {
+			t.Errorf("attempt %d: %v", i+1, a)
+		}
+	}
+	ids := map[string]bool{}
+	for _, r := range got {
+		ids[r.header.Get("webhook-id")] = true
+	}
+	if len(ids) != 1 {
+		t.Fatalf("webhook-id changed across retries: %v", ids)
+	}
+}
+
+// attemptAt reads an attempt's at.
+func attemptAt(t *testing.T, a any) time.Time {
+	t.Helper()
+	at, err := time.Parse(timeLayout, a.(map[string]any)["at"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
+}
+
+func testDeliverList(t *testing.T, b *bundle, d *webhook.Deliverer) {
+	c := clTest{t, b}
+	biz, other := b.newBusiness(true), b.newBusiness(true)
+	rc := newReceiver(t)
+	hook, _ := b.endpoint(t, biz.live, rc, payd.EventTypeAll)
+	for range 3 {
+		b.customer(t, biz.live)
+	}
+	run(t, d)
+	if ids := c.list(biz.live, "/webhook-deliveries?webhook_id="+hook, 2); len(ids) != 3 {
+		t.Fatalf("listed %d deliveries, want 3", len(ids))
+	}
+	if ids := c.list(biz.live, "/webhook-deliveries?status=failed&webhook_id="+hook, 2); len(ids) != 0 {
+		t.Fatalf("%d failed deliveries", len(ids))
+	}
+	if ids := c.list(other.live, "/webhook-deliveries", 10); len(ids) != 0 {
+		t.Fatalf("another business sees %d deliveries", len(ids))
+	}
+	id := b.deliveries(t, biz.live, hook)[0]["id"].(string)
+	c.call(request{method: "GET", path: "/webhook-deliveries/" + id, key: other.live}, 404, "not_found")
+	c.call(request{method: "GET", path: "/webhook-deliveries?status=done", key: biz.live}, 400, "invalid_request", "status")
+	c.call(request{method: "GET", path: "/webhook-deliveries?webhook_id=cst_1", key: biz.live}, 400, "invalid_request", "webhook_id")
+	ro := b.restricted(biz, "webhooks:read")
+	c.call(request{method: "GET", path: "/webhook-deliveries/" + id, key: ro}, 200)
+	c.call(request{method: "POST", path: "/webhook-deliveries/" + id + "/resend", key: ro}, 403, "permission_denied")
+}
+
+// eventually reports whether cond held within a few seconds.
+func eventually(cond func() bool) bool {
+	for range 100 {
+		if cond() {
+			return true
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	return false
+}

@@ -1,0 +1,68 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"payd"
+)
+
+// The server is the payd.EventRecorder of every change: it owns the wire
+// shapes an event's data carries.
+var _ payd.EventRecorder = (*Server)(nil)
+
+// PaymentChanged records the events of a change from old to p (old nil
+// for a new payment) in q's transaction, with p as GET /payments/{id}
+// shows it.
+func (s *Server) PaymentChanged(ctx context.Context, q payd.Queries, old, p *payd.Payment, actor payd.Actor) error {
+	return s.record(ctx, q, p.BusinessID, "payment", p.ID, payd.PaymentEventTypes(old, p), s.toPayment(p), actor)
+}
+
+// CheckoutChanged records the event of a checkout that was in status old
+// ("" for a new one) and is now c, in q's transaction.
+func (s *Server) CheckoutChanged(ctx context.Context, q payd.Queries, old payd.CheckoutStatus, c *payd.Checkout, actor payd.Actor) error {
+	t := payd.CheckoutEventType(old, c)
+	if t == "" {
+		return nil
+	}
+	return s.record(ctx, q, c.BusinessID, "checkout", c.ID, []string{t}, s.toCheckout(c), actor)
+}
+
+// customerChanged records customer.created or customer.updated.
+func (s *Server) customerChanged(ctx context.Context, q payd.Queries, typ string, c *payd.Customer, actor payd.Actor) error {
+	return s.record(ctx, q, c.BusinessID, "customer", c.ID, []string{typ}, toCustomer(c), actor)
+}
+
+// linkChanged records one link event.
+func (s *Server) linkChanged(ctx context.Context, q payd.Queries, typ string, l *payd.Link, actor payd.Actor) error {
+	return s.record(ctx, q, l.BusinessID, "link", l.ID, []string{typ}, s.toLink(l), actor)
+}
+
+// record stores one event per type about a subject, rendered once. Events
+// of one change are a microsecond apart so that their order is kept.
+func (s *Server) record(ctx context.Context, q payd.Queries, bizID, kind, id string, types []string, subject any, actor payd.Actor) error {
+	if len(types) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(subject)
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	events := make([]*payd.Event, len(types))
+	for i, t := range types {
+		events[i] = &payd.Event{ID: payd.NewID(payd.PrefixEvent), BusinessID: bizID, Type: t, SubjectKind: kind,
+			SubjectID: id, Data: data, Actor: actor, CreatedAt: now.Add(time.Duration(i) * time.Microsecond)}
+	}
+	return q.AppendEvents(ctx, events)
+}
+
+// actorOf is who makes a request: the API key that signed it, or on the
+// public checkout routes the customer, named by the email they gave.
+func actorOf(ctx context.Context, email string) payd.Actor {
+	if c := callOf(ctx); c != nil && c.key != nil {
+		return payd.Actor{Kind: payd.ActorAPIKey, ID: c.key.ID, Name: c.key.Name}
+	}
+	return payd.Actor{Kind: payd.ActorCustomer, Name: email}
+}
