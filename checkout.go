@@ -48,6 +48,10 @@ const (
 	ReviewLatePayment = "late_payment"
 	// ReviewClaim: the customer says a transaction paid an ended checkout.
 	ReviewClaim = "claim"
+	// ReviewWrongAsset: a coin other than the quoted one reached the
+	// deposit (USDT sent to a USDC checkout's address). It is in the
+	// wallet but pays nothing; the business decides (refund, or accept).
+	ReviewWrongAsset = "wrong_asset"
 )
 
 // LateWindow is how long a checkout's deposit stays watched after the

@@ -15,6 +15,10 @@ type Outcome struct {
 	// Counted is the coin newly counted as received: what to add to the
 	// wallet's holdings in the same transaction. Zero when nothing was.
 	Counted money.CoinAmount
+	// Foreign is coin of other assets newly confirmed into the deposit (a
+	// customer sent USDT to a USDC checkout): it is in the wallet too, so
+	// it joins the holdings, but it pays nothing and goes to review.
+	Foreign []money.CoinAmount
 }
 
 func (o *Outcome) add(b Outcome) {
@@ -26,6 +30,7 @@ func (o *Outcome) add(b Outcome) {
 			o.Counted = o.Counted.Add(b.Counted)
 		}
 	}
+	o.Foreign = append(o.Foreign, b.Foreign...)
 }
 
 // Observe applies what the network reports about the checkout's deposit
@@ -34,7 +39,8 @@ func (o *Outcome) add(b Outcome) {
 // the confirmations required is counted once, and once nothing sent on
 // time is still unconfirmed the payment succeeds (overpaid when more
 // arrived) or is underpaid. Funds first seen after the checkout stopped
-// taking them put the payment in needs_review. A reorg lowers
+// taking them, or in a coin other than the quoted one, put the payment in
+// needs_review once confirmed. A reorg lowers
 // confirmations but never takes back a confirmation event or a count.
 // Observing the same report twice changes nothing the second time, so a
 // watcher that crashed before storing the outcome can simply observe again.
@@ -55,12 +61,16 @@ func (c *Checkout) Observe(p *Payment, seen []Transfer, explorer func(string) st
 	return o
 }
 
-// pays reports whether t pays this checkout's deposit in its coin.
+// pays reports whether t pays this checkout's deposit, in any coin.
 func (c *Checkout) pays(t Transfer) bool {
 	q := c.Crypto
-	return q != nil && t.Amount.Asset == q.Asset && t.Amount.Sign() > 0 &&
-		t.To == q.Deposit.Address && t.Reference == q.Deposit.Reference
+	return q != nil && t.Amount.Sign() > 0 && t.To == q.Deposit.Address && t.Reference == q.Deposit.Reference
 }
+
+// inCoin reports whether st is in the quoted coin. Only those pay the
+// payment; another coin sent to the deposit is recorded (so it is read
+// once, not on every watcher run) and, once confirmed, goes to review.
+func (c *Checkout) inCoin(st SeenTransfer) bool { return st.Amount.Asset == c.Crypto.Asset }
 
 // see records t: a new transfer is detected, a known one gets its
 // confirmations updated.
@@ -77,8 +87,12 @@ func (c *Checkout) see(p *Payment, t Transfer, explorer func(string) string, now
 		return Outcome{Changed: true}
 	}
 	late := !c.Active() || !now.Before(c.ExpiresAt)
-	c.Transfers = append(c.Transfers, SeenTransfer{TxHash: t.TxHash, Index: t.Index, From: t.From,
-		Amount: t.Amount, Confirmations: t.Confirmations, Late: late, SeenAt: now})
+	st := SeenTransfer{TxHash: t.TxHash, Index: t.Index, From: t.From,
+		Amount: t.Amount, Confirmations: t.Confirmations, Late: late, SeenAt: now}
+	c.Transfers = append(c.Transfers, st)
+	if !c.inCoin(st) {
+		return Outcome{Changed: true}
+	}
 	if c.SentAt == nil {
 		c.SentAt = &now
 	}
@@ -100,7 +114,7 @@ func (c *Checkout) reportConfirmations(p *Payment, now time.Time) Outcome {
 	var o Outcome
 	for i := range c.Transfers {
 		st := &c.Transfers[i]
-		if st.Late {
+		if st.Late || !c.inCoin(*st) {
 			continue
 		}
 		for n := st.Reported + 1; n <= min(st.Confirmations, c.Required); n++ {
@@ -118,7 +132,7 @@ func (c *Checkout) reportConfirmations(p *Payment, now time.Time) Outcome {
 func (c *Checkout) Confirmations() (current, required int) {
 	current = -1
 	for _, st := range c.Transfers {
-		if !st.Counted && !st.Late && (current < 0 || st.Confirmations < current) {
+		if !st.Counted && !st.Late && c.inCoin(st) && (current < 0 || st.Confirmations < current) {
 			current = min(st.Confirmations, c.Required)
 		}
 	}
@@ -126,7 +140,7 @@ func (c *Checkout) Confirmations() (current, required int) {
 		return current, c.Required
 	}
 	for _, st := range c.Transfers {
-		if st.Counted && !st.Late {
+		if st.Counted && !st.Late && c.inCoin(st) {
 			return c.Required, c.Required
 		}
 	}
@@ -136,18 +150,25 @@ func (c *Checkout) Confirmations() (current, required int) {
 // count counts every transfer that reached Required, then settles.
 func (c *Checkout) count(p *Payment, explorer func(string) string, now time.Time) Outcome {
 	o := Outcome{Counted: money.CoinAmount{Asset: c.Crypto.Asset, Units: new(big.Int)}}
-	late := false
+	late, paid := false, false
 	for i := range c.Transfers {
 		st := &c.Transfers[i]
 		if st.Counted || st.Confirmations < c.Required {
 			continue
 		}
 		st.Counted, o.Changed = true, true
+		if !c.inCoin(*st) {
+			o.Foreign = append(o.Foreign, st.Amount)
+			c.ReviewReason = ReviewWrongAsset
+			p.review(ReviewWrongAsset, st.TxHash, now)
+			continue
+		}
 		o.Counted = o.Counted.Add(st.Amount)
-		late = late || st.Late
+		late, paid = late || st.Late, true
 	}
-	if !o.Changed {
-		return Outcome{}
+	if !paid {
+		o.Counted = money.CoinAmount{}
+		return o
 	}
 	c.settle(p, explorer, now)
 	if late {
@@ -162,26 +183,39 @@ func (c *Checkout) count(p *Payment, explorer func(string) string, now time.Time
 func (c *Checkout) received(onTimeOnly bool) money.CoinAmount {
 	sum := money.CoinAmount{Asset: c.Crypto.Asset, Units: new(big.Int)}
 	for _, st := range c.Transfers {
-		if st.Counted && (!onTimeOnly || !st.Late) {
+		if st.Counted && (!onTimeOnly || !st.Late) && c.inCoin(st) {
 			sum = sum.Add(st.Amount)
 		}
 	}
 	return sum
 }
 
-// Sent sums every transfer seen, confirmed or not.
+// Sent sums every transfer in the quoted coin seen, confirmed or not.
 func (c *Checkout) Sent() money.CoinAmount {
 	sum := money.CoinAmount{Asset: c.Crypto.Asset, Units: new(big.Int)}
 	for _, st := range c.Transfers {
-		sum = sum.Add(st.Amount)
+		if c.inCoin(st) {
+			sum = sum.Add(st.Amount)
+		}
 	}
 	return sum
+}
+
+// LastSent is the most recently seen transfer in the quoted coin, and
+// false before any.
+func (c *Checkout) LastSent() (SeenTransfer, bool) {
+	for i := len(c.Transfers) - 1; i >= 0; i-- {
+		if c.inCoin(c.Transfers[i]) {
+			return c.Transfers[i], true
+		}
+	}
+	return SeenTransfer{}, false
 }
 
 // waiting reports whether a transfer sent on time is still unconfirmed.
 func (c *Checkout) waiting() bool {
 	for _, st := range c.Transfers {
-		if !st.Counted && !st.Late {
+		if !st.Counted && !st.Late && c.inCoin(st) {
 			return true
 		}
 	}
@@ -210,7 +244,7 @@ func (c *Checkout) settle(p *Payment, explorer func(string) string, now time.Tim
 func (c *Checkout) lastCounted() SeenTransfer {
 	var last SeenTransfer
 	for _, st := range c.Transfers {
-		if st.Counted {
+		if st.Counted && c.inCoin(st) {
 			last = st
 		}
 	}
@@ -230,12 +264,17 @@ func (c *Checkout) share(coin money.CoinAmount) int64 {
 
 // judge decides the payment's status from what arrived on time: succeeded
 // once the quoted amount is in, underpaid once nothing sent on time is
-// still unconfirmed and it falls short.
+// still unconfirmed and it falls short. A payment already in review (a
+// wrong coin, or late funds on an earlier checkout, came first) still
+// succeeds when this checkout is paid in full on time; short, it stays in
+// review and the checkout's quote runs out as an underpaid one's does.
 func (c *Checkout) judge(p *Payment, now time.Time) {
 	onTime := c.received(true)
 	full := onTime.Cmp(c.Crypto.Amount) >= 0
+	payable := p.Status == PaymentPending || p.Status == PaymentUnderpaid ||
+		(p.Status == PaymentNeedsReview && c.Active())
 	switch {
-	case full && (p.Status == PaymentPending || p.Status == PaymentUnderpaid):
+	case full && payable:
 		p.Status, p.ConfirmedAt = PaymentSucceeded, &now
 		p.settleFee()
 		p.addEvent(EventSucceeded, nil, now)
@@ -250,6 +289,8 @@ func (c *Checkout) judge(p *Payment, now time.Time) {
 		if c.Active() {
 			c.Status = CheckoutUnderpaid
 		}
+	case p.Status == PaymentNeedsReview && c.Active():
+		c.Status = CheckoutUnderpaid
 	}
 }
 

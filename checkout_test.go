@@ -83,6 +83,52 @@ func TestCheckoutExactPayment(t *testing.T) {
 	}
 }
 
+// The wrong coin to the deposit (USDT to a USDC checkout's address) pays
+// nothing: no detection, no confirmations, and once confirmed it joins the
+// holdings and sends the payment to review. The right coin paid in full on
+// time afterwards still makes the payment succeed.
+func TestCheckoutWrongCoin(t *testing.T) {
+	p := mustPayment(t)
+	c := openFor(t, p, false)
+	now := testNow.Add(time.Minute)
+	wrong := xfer("0xw", "100.00", 0)
+	wrong.Amount.Asset = money.USDT
+	if o := c.Observe(p, []Transfer{wrong}, explorer, now); !o.Changed || c.Status != CheckoutOpen || p.InFlight() {
+		t.Fatalf("after the wrong coin was seen: changed %v, checkout %s, in flight %v", o.Changed, c.Status, p.InFlight())
+	}
+	if again := c.Observe(p, []Transfer{wrong}, explorer, now); again.Changed {
+		t.Fatal("the wrong coin was recorded twice")
+	}
+	wrong.Confirmations = 2
+	o := c.Observe(p, []Transfer{wrong}, explorer, now)
+	if o.Counted.Sign() != 0 || len(o.Foreign) != 1 || o.Foreign[0].Asset != money.USDT || o.Foreign[0].String() != "100.00" {
+		t.Fatalf("counted %s, foreign %v", o.Counted, o.Foreign)
+	}
+	if p.Status != PaymentNeedsReview || c.ReviewReason != ReviewWrongAsset || p.AmountReceived != 0 || p.Settlement != nil {
+		t.Fatalf("payment %s (%d received), review %q", p.Status, p.AmountReceived, c.ReviewReason)
+	}
+	wantEvents(t, p, "created", "method_selected", "needs_review")
+	var review map[string]string
+	_ = json.Unmarshal(p.Events[len(p.Events)-1].Data, &review)
+	if review["reason"] != ReviewWrongAsset || review["tx_hash"] != "0xw" {
+		t.Fatalf("needs_review data = %v", review)
+	}
+	if again := c.Observe(p, []Transfer{wrong}, explorer, now); again.Changed || len(again.Foreign) != 0 {
+		t.Fatal("the wrong coin was counted twice")
+	}
+	right := xfer("0xa", "100.00", 2)
+	o = c.Observe(p, []Transfer{wrong, right}, explorer, now)
+	if o.Counted.String() != "100.00" || len(o.Foreign) != 0 || p.Status != PaymentSucceeded || c.Status != CheckoutCompleted {
+		t.Fatalf("counted %s, payment %s, checkout %s", o.Counted, p.Status, c.Status)
+	}
+	if p.Settlement.Amount != "100.00" || p.Method.Amount != "100.00" || p.Method.TxHash != "0xa" {
+		t.Fatalf("settlement %+v, method %+v", p.Settlement, p.Method)
+	}
+	if sent := c.Sent(); sent.String() != "100.00" || sent.Asset != money.USDC {
+		t.Fatalf("sent %s %s", sent, sent.Asset)
+	}
+}
+
 func TestCheckoutUnderpaidThenRemainder(t *testing.T) {
 	p := mustPayment(t)
 	c := openFor(t, p, false)
@@ -212,7 +258,9 @@ type world struct {
 	view     []Transfer
 	now      time.Time
 	holdings *big.Int
-	next     int
+	// foreign is the USDT (the wrong coin) counted into the holdings.
+	foreign *big.Int
+	next    int
 }
 
 func runLifecycle(t *testing.T, r *rand.Rand, seed uint64) {
@@ -221,7 +269,7 @@ func runLifecycle(t *testing.T, r *rand.Rand, seed uint64) {
 			in.LinkID = "lnk_1"
 		}
 	})
-	w := &world{p: p, now: testNow, holdings: new(big.Int)}
+	w := &world{p: p, now: testNow, holdings: new(big.Int), foreign: new(big.Int)}
 	w.cs = append(w.cs, openFor(t, p, false))
 	for step := 0; step < 40; step++ {
 		before := p.Status
@@ -240,8 +288,12 @@ func (w *world) act(t *testing.T, r *rand.Rand) {
 	case 0, 1:
 		amounts := []string{"100.00", "60.00", "40.00", "0.01", "150.00", c.Crypto.Amount.String()}
 		w.next++
+		amount := usdc(amounts[r.IntN(len(amounts))])
+		if r.IntN(8) == 0 { // the wrong coin to the same address
+			amount.Asset = money.USDT
+		}
 		w.view = append(w.view, Transfer{TxHash: fmt.Sprintf("0x%d", w.next), To: c.Crypto.Deposit.Address,
-			Amount: usdc(amounts[r.IntN(len(amounts))])})
+			Amount: amount})
 	case 2, 3:
 		for i := range w.view {
 			w.view[i].Confirmations++
@@ -275,7 +327,13 @@ func (w *world) observeAll(t *testing.T, seed uint64, step int) {
 	for _, c := range w.cs {
 		o := c.Observe(w.p, w.view, explorer, w.now)
 		if o.Counted.Units != nil {
+			if o.Counted.Asset != money.USDC {
+				t.Fatalf("seed %d step %d: counted %s as the payment's coin", seed, step, o.Counted)
+			}
 			w.holdings.Add(w.holdings, o.Counted.Units)
+		}
+		for _, f := range o.Foreign {
+			w.foreign.Add(w.foreign, f.Units)
 		}
 		if again := c.Observe(w.p, w.view, explorer, w.now); again.Changed {
 			t.Fatalf("seed %d step %d: a repeated read changed the checkout", seed, step)
@@ -284,23 +342,37 @@ func (w *world) observeAll(t *testing.T, seed uint64, step int) {
 }
 
 func (w *world) check(t *testing.T, seed uint64, step int) {
-	counted, seen := new(big.Int), map[TransferKey]bool{}
+	counted, foreign, seen, inCoin := new(big.Int), new(big.Int), map[TransferKey]bool{}, 0
 	for _, c := range w.cs {
 		for _, st := range c.Transfers {
 			if seen[st.Key()] && c.pays(Transfer{To: c.Crypto.Deposit.Address, Amount: st.Amount}) {
 				t.Fatalf("seed %d step %d: transfer %s recorded twice", seed, step, st.TxHash)
 			}
 			seen[st.Key()] = true
-			if st.Counted {
+			switch {
+			case !c.inCoin(st):
+				if st.Counted {
+					foreign.Add(foreign, st.Amount.Units)
+				}
+				if st.Reported != 0 {
+					t.Fatalf("seed %d step %d: confirmations reported for the wrong coin", seed, step)
+				}
+				continue
+			case st.Counted:
 				counted.Add(counted, st.Amount.Units)
 			}
+			inCoin++
 			if st.Reported > c.Required {
 				t.Fatalf("seed %d step %d: reported %d of %d", seed, step, st.Reported, c.Required)
 			}
 		}
 	}
-	if counted.Cmp(w.holdings) != 0 {
-		t.Fatalf("seed %d step %d: holdings %s, counted %s", seed, step, w.holdings, counted)
+	if counted.Cmp(w.holdings) != 0 || foreign.Cmp(w.foreign) != 0 {
+		t.Fatalf("seed %d step %d: holdings %s + %s foreign, counted %s + %s", seed, step, w.holdings, w.foreign,
+			counted, foreign)
+	}
+	if foreign.Sign() > 0 && w.p.Status != PaymentNeedsReview && w.p.Status != PaymentSucceeded {
+		t.Fatalf("seed %d step %d: the wrong coin arrived, payment %s", seed, step, w.p.Status)
 	}
 	total := w.p.Amount + w.p.CustomerFee
 	if w.p.AmountReceived < 0 || w.p.AmountReceived > total {
@@ -314,8 +386,8 @@ func (w *world) check(t *testing.T, seed uint64, step int) {
 	if w.p.Status == PaymentSucceeded && !accepted && !w.paidInFull() {
 		t.Fatalf("seed %d step %d: succeeded without a checkout paid in full", seed, step)
 	}
-	if detected != len(seen) {
-		t.Fatalf("seed %d step %d: %d detected events for %d transfers", seed, step, detected, len(seen))
+	if detected != inCoin {
+		t.Fatalf("seed %d step %d: %d detected events for %d transfers", seed, step, detected, inCoin)
 	}
 }
 

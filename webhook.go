@@ -60,7 +60,7 @@ var EventCatalogue = []EventTypeInfo{
 	{EventPaymentProcessing, "A transfer to the payment's deposit was seen on chain and is waiting for confirmations."},
 	{EventPaymentSucceeded, "The payment succeeded: it was paid in full, or the business accepted it."},
 	{EventPaymentUnderpaid, "Less than the quoted amount arrived and confirmed (status underpaid)."},
-	{EventPaymentNeedsReview, "The payment needs the business's decision: funds arrived late, or the customer claimed a transaction."},
+	{EventPaymentNeedsReview, "The payment needs the business's decision: funds arrived late or in the wrong coin, or the customer claimed a transaction."},
 	{EventPaymentExpired, "The payment expired before it was paid."},
 	{EventPaymentFailed, "The payment failed; failure_code says why (canceled when the business canceled it)."},
 	{EventPaymentRemainderRequested, "A checkout was opened to collect the rest of an underpaid payment."},

@@ -102,8 +102,7 @@ func (s *Server) toCryptoQuote(c *payd.Checkout) *cryptoQuote {
 			out.RemainingPaymentURI = &uri
 		}
 	}
-	if len(c.Transfers) > 0 {
-		last := c.Transfers[len(c.Transfers)-1]
+	if last, ok := c.LastSent(); ok {
 		out.DetectedNetwork, out.TxHash = &q.Network, &last.TxHash
 		if n := s.opts.Networks[q.Network]; n != nil {
 			u := n.ExplorerURL(last.TxHash)

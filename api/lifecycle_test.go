@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net/netip"
 	"slices"
 	"strings"
@@ -169,7 +170,67 @@ func TestLifecycle(t *testing.T) {
 		t.Run("ReplaceCancelClaim", s.testReplaceCancelClaim)
 		t.Run("CheckoutErrors", s.testCheckoutErrors)
 		t.Run("PaymentExpiry", s.testPaymentExpiry)
+		t.Run("WrongCoin", s.testWrongCoin)
 	})
+}
+
+// testWrongCoin: USDT sent to a USDC checkout's address pays nothing,
+// but once confirmed it is in the wallet's holdings and the payment goes
+// to review; the right coin then still pays the payment in full.
+func (s *shop) testWrongCoin(t *testing.T) {
+	before := s.holding("USDT", "ethereum")
+	p := s.payment(2500, nil)
+	id := p["id"].(string)
+	chk := s.checkout("payment_id", id, "USDC", "ethereum")
+	wrong := map[string]any{"crypto": map[string]any{"network": "ethereum", "asset": "USDT",
+		"address": chk["crypto"].(map[string]any)["address"]}}
+	hash := s.send(wrong, "25.00")
+	s.mine("ethereum", 1)
+	if got := s.getCheckout(chk["id"].(string)); got["status"] != "open" || got["crypto"].(map[string]any)["tx_hash"] != nil {
+		t.Fatalf("checkout after the wrong coin = %v", got)
+	}
+	s.wantStatus(s.getPayment(id), "pending")
+	s.mine("ethereum", 2)
+	pay := s.getPayment(id)
+	s.wantStatus(pay, "needs_review")
+	s.wantHistory(pay, "created", "method_selected", "needs_review")
+	events := pay["events"].([]any)
+	if last := events[len(events)-1].(map[string]any); last["data"].(map[string]any)["tx_hash"] != hash {
+		t.Fatalf("needs_review entry = %v", last)
+	}
+	if got := s.getCheckout(chk["id"].(string)); got["review_reason"] != payd.ReviewWrongAsset {
+		t.Fatalf("checkout review_reason = %v", got["review_reason"])
+	}
+	if after := s.holding("USDT", "ethereum"); after.Sub(before).String() != "25.00" {
+		t.Fatalf("USDT holdings went from %s to %s", before, after)
+	}
+	s.wantOutbox(id, "payment.created", "payment.method_selected", "payment.needs_review")
+	s.send(chk, "25.00")
+	s.mine("ethereum", 3)
+	pay = s.getPayment(id)
+	s.wantStatus(pay, "succeeded")
+	if pay["settlement"].(map[string]any)["asset"] != "USDC" || pay["amount_received"] != 2500.0 {
+		t.Fatalf("paid after the wrong coin: %v", pay)
+	}
+}
+
+// holding is the wallet's holding of asset on network, zero when none.
+func (s *shop) holding(asset, network string) money.CoinAmount {
+	s.t.Helper()
+	a, _ := money.ParseAsset(asset)
+	out := money.CoinAmount{Asset: a, Units: new(big.Int)}
+	w := s.c.data(request{method: "GET", path: "/wallet", key: s.biz.live}, 200)
+	for _, h := range w["holdings"].([]any) {
+		m := h.(map[string]any)
+		if m["asset"] == asset && m["network"] == network {
+			got, err := money.ParseCoinAmount(a, m["amount"].(string))
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			return got
+		}
+	}
+	return out
 }
 
 func (s *shop) testExact(t *testing.T) {

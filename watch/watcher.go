@@ -13,6 +13,7 @@ import (
 
 	"payd"
 	"payd/clock"
+	"payd/money"
 )
 
 // Options tune a loop; zero values take the defaults.
@@ -189,8 +190,13 @@ func storeOutcome(ctx context.Context, q payd.Queries, rec payd.EventRecorder, w
 			return err
 		}
 	}
-	if o.Counted.Sign() > 0 {
-		return q.AddHoldings(ctx, c.Crypto.WalletID, c.Crypto.Network, o.Counted)
+	for _, coin := range append([]money.CoinAmount{o.Counted}, o.Foreign...) {
+		if coin.Units == nil || coin.Sign() <= 0 {
+			continue
+		}
+		if err := q.AddHoldings(ctx, c.Crypto.WalletID, c.Crypto.Network, coin); err != nil {
+			return err
+		}
 	}
 	return nil
 }
