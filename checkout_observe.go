@@ -99,7 +99,7 @@ func (c *Checkout) see(p *Payment, t Transfer, explorer func(string) string, now
 	if !late {
 		c.Status = CheckoutProcessing
 	}
-	if p.Method != nil {
+	if p.Method != nil && c.current(p) {
 		p.Method.FromAddress, p.Method.TxHash, p.Method.ExplorerURL = t.From, t.TxHash, explorer(t.TxHash)
 	}
 	data, _ := json.Marshal(map[string]string{"amount": t.Amount.String(), "network": string(c.Crypto.Network),
@@ -170,7 +170,9 @@ func (c *Checkout) count(p *Payment, explorer func(string) string, now time.Time
 		o.Counted = money.CoinAmount{}
 		return o
 	}
-	c.settle(p, explorer, now)
+	if c.current(p) {
+		c.settle(p, explorer, now)
+	}
 	if late {
 		c.ReviewReason = ReviewLatePayment
 		p.review(ReviewLatePayment, c.lastCounted().TxHash, now)
@@ -221,6 +223,13 @@ func (c *Checkout) waiting() bool {
 	}
 	return false
 }
+
+// current reports whether c is the payment's current checkout. Only it
+// speaks for the payment's method, settlement and amount_received: late
+// funds on an earlier checkout (replaced, or in another coin) are counted
+// into the holdings and reviewed, but never overwrite what the current one
+// settled.
+func (c *Checkout) current(p *Payment) bool { return p.CheckoutID == c.ID }
 
 // settle writes what was counted onto the payment: method amount,
 // amount_received and the settlement into the wallet.

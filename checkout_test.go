@@ -181,6 +181,38 @@ func TestCheckoutOverpaidAndLate(t *testing.T) {
 	}
 }
 
+// Late funds on a checkout the payment no longer uses (replaced by a
+// checkout in another coin that then paid) are counted into the holdings,
+// but never overwrite what the current checkout settled.
+func TestCheckoutLateOnReplacedCheckout(t *testing.T) {
+	p := mustPayment(t)
+	old := openFor(t, p, false)
+	if ok, err := old.Replace("chk_next", testNow); !ok || err != nil {
+		t.Fatalf("replace: %v %v", ok, err)
+	}
+	cur := openFor(t, p, false)
+	cur.Crypto.Deposit.Address = "0xcur"
+	paid := xfer("0xb", "100.00", 2)
+	paid.To = "0xcur"
+	cur.Observe(p, []Transfer{paid}, explorer, testNow.Add(time.Minute))
+	if p.Status != PaymentSucceeded || p.CheckoutID != cur.ID {
+		t.Fatalf("payment %s on %s", p.Status, p.CheckoutID)
+	}
+	events := len(p.Events)
+	o := old.Observe(p, []Transfer{xfer("0xlate", "0.01", 2)}, explorer, testNow.Add(time.Hour))
+	if o.Counted.String() != "0.01" || old.ReviewReason != ReviewLatePayment {
+		t.Fatalf("late transfer: counted %s, review %q", o.Counted, old.ReviewReason)
+	}
+	if p.Status != PaymentSucceeded || p.AmountReceived != 10_000 || p.Settlement.Amount != "100.00" ||
+		p.Settlement.TxHash != "0xb" || p.Method.Amount != "100.00" || p.Method.TxHash != "0xb" {
+		t.Fatalf("the late transfer rewrote the payment: received %d, settlement %+v, method %+v",
+			p.AmountReceived, p.Settlement, p.Method)
+	}
+	if len(p.Events) != events+1 || p.Events[events].Type != EventDetected {
+		t.Fatalf("events after the late transfer: %v", eventTypes(p)[events:])
+	}
+}
+
 func TestCheckoutReorgNeverRepeats(t *testing.T) {
 	p := mustPayment(t)
 	c := openFor(t, p, false)
