@@ -96,20 +96,7 @@ func (q *queries) DueCheckouts(ctx context.Context, now time.Time, limit int) (_
 
 // checkouts runs a query of checkoutColumns and reads every row.
 func (q *queries) checkouts(ctx context.Context, query string, args ...any) ([]*payd.Checkout, error) {
-	rows, err := q.ex.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*payd.Checkout
-	for rows.Next() {
-		c, err := scanCheckout(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, q.ex, scanCheckout, query, args...)
 }
 
 // DuePayments returns up to limit pending payments whose expires_at is at

@@ -174,21 +174,8 @@ func (q *queries) ListCustomers(ctx context.Context, businessID string, f payd.C
 		w.add(`blocked = ` + w.arg(*f.Blocked))
 	}
 	w.created(f.CreatedAfter, f.CreatedBefore, f.AfterCreated, f.AfterID)
-	rows, err := q.ex.QueryContext(ctx, `SELECT `+customerColumns+` FROM customers WHERE `+w.sql()+`
+	return queryAll(ctx, q.ex, scanCustomer, `SELECT `+customerColumns+` FROM customers WHERE `+w.sql()+`
 		ORDER BY created_at DESC, id DESC LIMIT `+w.arg(f.Limit), w.args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*payd.Customer
-	for rows.Next() {
-		c, err := scanCustomer(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
 }
 
 // CreateCustomer stores a new customer; customer_exists when another

@@ -17,20 +17,11 @@ func (q *queries) AppendDevnetOp(ctx context.Context, op []byte) (err error) {
 // DevnetOps returns every operation of the devnet's log, oldest first.
 func (q *queries) DevnetOps(ctx context.Context) (_ [][]byte, err error) {
 	defer fail(&err, "devnet op", "store.DevnetOps()")
-	rows, err := q.ex.QueryContext(ctx, `SELECT op FROM devnet_ops ORDER BY seq`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out [][]byte
-	for rows.Next() {
+	return queryAll(ctx, q.ex, func(row rowScanner) ([]byte, error) {
 		var op string
-		if err := rows.Scan(&op); err != nil {
-			return nil, err
-		}
-		out = append(out, []byte(op))
-	}
-	return out, rows.Err()
+		err := row.Scan(&op)
+		return []byte(op), err
+	}, `SELECT op FROM devnet_ops ORDER BY seq`)
 }
 
 // AppendDevnetOp appends one operation to the devnet's log (chain/devnet's

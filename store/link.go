@@ -151,21 +151,8 @@ func (q *queries) ListLinks(ctx context.Context, businessID string, f payd.LinkF
 		w.add(`currency = ` + w.arg(string(f.Currency)))
 	}
 	w.created(f.CreatedAfter, f.CreatedBefore, f.AfterCreated, f.AfterID)
-	rows, err := q.ex.QueryContext(ctx, `SELECT `+linkColumns+` FROM links WHERE `+w.sql()+`
+	return queryAll(ctx, q.ex, scanLink, `SELECT `+linkColumns+` FROM links WHERE `+w.sql()+`
 		ORDER BY created_at DESC, id DESC LIMIT `+w.arg(f.Limit), w.args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*payd.Link
-	for rows.Next() {
-		l, err := scanLink(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
 }
 
 // conds builds the WHERE clause of a list query over one business's rows,

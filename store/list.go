@@ -191,20 +191,7 @@ func (q *queries) listPaymentIDs(ctx context.Context, f payd.PaymentFilter) ([]s
 	pq.after(f)
 	query := "SELECT " + pq.id + " FROM " + pq.from + " WHERE " + pq.whereSQL() +
 		" ORDER BY " + pq.orderBy(f.Sort, f) + " LIMIT " + pq.args.add(f.Limit)
-	rows, err := q.ex.QueryContext(ctx, query, pq.args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	ids := make([]string, 0, f.Limit)
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return q.matchIDs(ctx, query, pq.args...)
 }
 
 // idsIn is the condition "col is one of the ids in the JSON array param":

@@ -89,20 +89,7 @@ func (q *queries) matchQuery(ctx context.Context, f payd.PaymentFilter) (*queryM
 
 // matchIDs runs a query returning ids.
 func (q *queries) matchIDs(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := q.ex.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, closeRows(rows)
+	return queryAll(ctx, q.ex, scanString, query, args...)
 }
 
 // match adds the condition of a resolved q term: the ids when few, or a

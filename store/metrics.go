@@ -158,24 +158,16 @@ func ceilDiv(a, b int64) int64 {
 // PaymentDays returns the rollup rows of the UTC days from through to.
 func (q *queries) PaymentDays(ctx context.Context, businessID string, from, to time.Time) (days []payd.PaymentDay, err error) {
 	defer fail(&err, "payment", "store.PaymentDays(%s)", businessID)
-	rows, err := q.ex.QueryContext(ctx, `SELECT day, status, rail, payments, amount_usd, fee_usd
+	return queryAll(ctx, q.ex, func(row rowScanner) (payd.PaymentDay, error) {
+		var d payd.PaymentDay
+		var day int64
+		err := row.Scan(&day, &d.Status, &d.Rail, &d.Payments, &d.AmountUSD, &d.FeeUSD)
+		d.Date = fromMicros(day * dayMicros)
+		return d, err
+	}, `SELECT day, status, rail, payments, amount_usd, fee_usd
 		FROM payment_days WHERE business_id = $1 AND day >= $2 AND day <= $3 AND payments <> 0
 		ORDER BY day, status, rail`,
 		businessID, floorDiv(micros(from), dayMicros), floorDiv(micros(to), dayMicros))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var d payd.PaymentDay
-		var day int64
-		if err := rows.Scan(&day, &d.Status, &d.Rail, &d.Payments, &d.AmountUSD, &d.FeeUSD); err != nil {
-			return nil, err
-		}
-		d.Date = fromMicros(day * dayMicros)
-		days = append(days, d)
-	}
-	return days, rows.Err()
 }
 
 // PaymentStatusCounts counts payments per status; see payd.ListStore.

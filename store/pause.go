@@ -27,20 +27,11 @@ func (q *queries) DeletePause(ctx context.Context, name string) (err error) {
 // Pauses lists what is paused now, by name.
 func (q *queries) Pauses(ctx context.Context) (_ []payd.Pause, err error) {
 	defer fail(&err, "pause", "store.Pauses()")
-	rows, err := q.ex.QueryContext(ctx, `SELECT name, reason, paused_at FROM pauses ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []payd.Pause
-	for rows.Next() {
+	return queryAll(ctx, q.ex, func(row rowScanner) (payd.Pause, error) {
 		var p payd.Pause
 		var at int64
-		if err := rows.Scan(&p.Name, &p.Reason, &at); err != nil {
-			return nil, err
-		}
+		err := row.Scan(&p.Name, &p.Reason, &at)
 		p.PausedAt = fromMicros(at)
-		out = append(out, p)
-	}
-	return out, rows.Err()
+		return p, err
+	}, `SELECT name, reason, paused_at FROM pauses ORDER BY name`)
 }

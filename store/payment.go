@@ -154,27 +154,17 @@ func (q *queries) loadPayment(ctx context.Context, query string, args ...any) (*
 
 // paymentEvents returns a payment's history, oldest first.
 func (q *queries) paymentEvents(ctx context.Context, paymentID string) ([]payd.PaymentEvent, error) {
-	rows, err := q.ex.QueryContext(ctx, `
-		SELECT type, data, created_at FROM payment_events WHERE payment_id = $1 ORDER BY seq`, paymentID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []payd.PaymentEvent
-	for rows.Next() {
+	return queryAll(ctx, q.ex, func(row rowScanner) (payd.PaymentEvent, error) {
 		var e payd.PaymentEvent
 		var data sql.NullString
 		var at int64
-		if err := rows.Scan(&e.Type, &data, &at); err != nil {
-			return nil, err
-		}
+		err := row.Scan(&e.Type, &data, &at)
 		if data.Valid {
 			e.Data = []byte(data.String)
 		}
 		e.CreatedAt = fromMicros(at)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+		return e, err
+	}, `SELECT type, data, created_at FROM payment_events WHERE payment_id = $1 ORDER BY seq`, paymentID)
 }
 
 // UpdatePayment writes p's mutable fields and appends its new events; see

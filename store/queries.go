@@ -30,6 +30,31 @@ type queries struct {
 
 var _ payd.Queries = (*queries)(nil)
 
+// scanString reads a row of one text column, such as an id.
+func scanString(row rowScanner) (string, error) {
+	var s string
+	err := row.Scan(&s)
+	return s, err
+}
+
+// queryAll runs query on ex and reads every row with scan.
+func queryAll[T any](ctx context.Context, ex execer, scan func(rowScanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := ex.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // now is the time a write records when the caller did not pass one.
 func (q *queries) now() time.Time {
 	if !q.at.IsZero() {

@@ -276,21 +276,13 @@ func afterSQL(after *payd.SearchPosition, args *sqlArgs) []string {
 
 // segmentHits runs a query returning (id, created_at) in rank order.
 func (q *queries) segmentHits(ctx context.Context, s segment, query string, args []any) ([]payd.SearchHit, error) {
-	rows, err := q.ex.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	var hits []payd.SearchHit
-	for rows.Next() {
-		var id string
+	return queryAll(ctx, q.ex, func(row rowScanner) (payd.SearchHit, error) {
 		var created int64
-		if err := rows.Scan(&id, &created); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		hits = append(hits, payd.SearchHit{Tier: s.tier, Kind: s.kind, CreatedAt: fromMicros(created), ID: id})
-	}
-	return hits, closeRows(rows)
+		h := payd.SearchHit{Tier: s.tier, Kind: s.kind}
+		err := row.Scan(&h.ID, &created)
+		h.CreatedAt = fromMicros(created)
+		return h, err
+	}, query, args...)
 }
 
 // windowIsWhole reports whether the segment's window held every entry of

@@ -39,23 +39,6 @@ func scanWebhookEndpoint(row rowScanner) (*payd.WebhookEndpoint, error) {
 	return &e, nil
 }
 
-// scanWebhookEndpoints reads every row of a query of webhookColumns.
-func scanWebhookEndpoints(rows *sql.Rows, err error) ([]*payd.WebhookEndpoint, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*payd.WebhookEndpoint
-	for rows.Next() {
-		e, err := scanWebhookEndpoint(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
-}
-
 // eventTypesJSON is how an endpoint's event types are stored on its row.
 func eventTypesJSON(types []string) string {
 	if types == nil {
@@ -109,8 +92,8 @@ func (q *queries) ListWebhookEndpoints(ctx context.Context, businessID string, f
 	defer fail(&err, "webhook endpoint", "store.ListWebhookEndpoints(%s)", businessID)
 	w := newConds(businessID)
 	w.created(nil, nil, f.AfterCreated, f.AfterID)
-	return scanWebhookEndpoints(q.ex.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhook_endpoints
-		WHERE `+w.sql()+` ORDER BY created_at DESC, id DESC LIMIT `+w.arg(f.Limit), w.args...))
+	return queryAll(ctx, q.ex, scanWebhookEndpoint, `SELECT `+webhookColumns+` FROM webhook_endpoints
+		WHERE `+w.sql()+` ORDER BY created_at DESC, id DESC LIMIT `+w.arg(f.Limit), w.args...)
 }
 
 // UpdateWebhookEndpoint writes every mutable field and replaces the
@@ -146,10 +129,10 @@ func (q *queries) DeleteWebhookEndpoint(ctx context.Context, businessID, id stri
 // eventType by name or by "*", oldest first.
 func (q *queries) EndpointsFor(ctx context.Context, businessID, eventType string) (_ []*payd.WebhookEndpoint, err error) {
 	defer fail(&err, "webhook endpoint", "store.EndpointsFor(%s, %s)", businessID, eventType)
-	return scanWebhookEndpoints(q.ex.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhook_endpoints
+	return queryAll(ctx, q.ex, scanWebhookEndpoint, `SELECT `+webhookColumns+` FROM webhook_endpoints
 		WHERE business_id = $1 AND enabled = $3 AND id IN (
 			SELECT endpoint_id FROM webhook_subscriptions WHERE business_id = $1 AND event_type IN ($2, '*'))
-		ORDER BY created_at, id`, businessID, eventType, true))
+		ORDER BY created_at, id`, businessID, eventType, true)
 }
 
 // CreateWebhookEndpoint stores a new endpoint and its subscriptions in one
