@@ -17,6 +17,7 @@ import (
 	"payd/money"
 	"payd/store"
 	"payd/watch"
+	"payd/web"
 	"payd/webhook"
 )
 
@@ -104,7 +105,24 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	indexer := store.NewSearchIndexer(db, clk, log)
 	indexer.Start(ctx)
 	defer indexer.Stop()
-	return serveOn(ctx, &cfg, ln, srv, public+api.BasePath, walletBase, log)
+	h, err := withPages(srv, clk, log)
+	if err != nil {
+		return err
+	}
+	return serveOn(ctx, &cfg, ln, h, public+api.BasePath, walletBase, log)
+}
+
+// withPages serves the hosted checkout pages (/l/, /p/, /static/) beside
+// the API, which answers every other path.
+func withPages(srv *api.Server, clk clock.Clock, log *slog.Logger) (http.Handler, error) {
+	pages, err := web.New(web.Options{API: srv, APIBase: api.BasePath, Clock: clk, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", srv)
+	pages.Mount(mux)
+	return mux, nil
 }
 
 // networks are the chain adapters checkouts can use: every network of the

@@ -1,0 +1,252 @@
+package web_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// viewport is a screen size the pages are checked at.
+type viewport struct {
+	name          string
+	width, height int64
+	mobile        bool
+}
+
+var (
+	phone   = viewport{"phone", 390, 844, true}
+	desktop = viewport{"desktop", 1280, 900, false}
+)
+
+// chromiumPath finds Debian's Chromium. Outside CI a machine without it
+// skips the browser tests; in CI (CI=true) that is a failure.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("PAYD_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("chromium is not installed; .ci/run installs it with apt-get install -y chromium")
+	}
+	t.Skip("chromium is not installed (apt-get install -y chromium); skipping the browser tests")
+	return ""
+}
+
+// browser is one headless Chromium tab at a viewport.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+	vp  viewport
+}
+
+// stepTimeout bounds each browser step; the whole test has go test's.
+const stepTimeout = 40 * time.Second
+
+// newBrowser starts Chromium with the flags known to work here and opens a
+// tab at the viewport.
+func newBrowser(t *testing.T, vp viewport) *browser {
+	t.Helper()
+	path := chromiumPath(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.NoFirstRun,
+		chromedp.WindowSize(int(vp.width), int(vp.height)))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelTab(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil { // starts the browser without a deadline
+		t.Fatalf("start chromium: %v", err)
+	}
+	b := &browser{t: t, ctx: ctx, vp: vp}
+	b.run(chromedp.EmulateViewport(vp.width, vp.height, func(p *emulation.SetDeviceMetricsOverrideParams, tp *emulation.SetTouchEmulationEnabledParams) {
+		p.Mobile = vp.mobile
+		tp.Enabled = vp.mobile
+	}))
+	return b
+}
+
+// run runs steps, each group bounded by stepTimeout, and fails the test on
+// error.
+func (b *browser) run(steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.t.Fatalf("browser: %v", err)
+	}
+}
+
+// get runs one action that returns a value.
+func get[T any](b *browser, a chromedp.Action[T]) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		b.t.Fatalf("browser: %v", err)
+	}
+	return v
+}
+
+// open navigates to url.
+func (b *browser) open(url string) { b.t.Helper(); b.run(chromedp.Navigate(url)) }
+
+// text returns the text of the first node matching the CSS selector.
+func (b *browser) text(sel string) string {
+	b.t.Helper()
+	return strings.TrimSpace(get(b, chromedp.Text(chromedp.CSS(sel))))
+}
+
+// attr returns an attribute of the first node matching sel.
+func (b *browser) attr(sel, name string) string {
+	b.t.Helper()
+	return get(b, chromedp.JavascriptAttribute[string](chromedp.CSS(sel), name))
+}
+
+// click clicks the first node matching sel.
+func (b *browser) click(sel string) { b.t.Helper(); b.run(chromedp.Click(chromedp.CSS(sel))) }
+
+// evalString evaluates a JavaScript expression, awaiting a promise.
+func evalAs[T any](b *browser, expr string) T {
+	b.t.Helper()
+	return get(b, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+}
+
+// location is the tab's address.
+func (b *browser) location() string { b.t.Helper(); return get(b, chromedp.Location()) }
+
+// waitState waits until the live status shows state.
+func (b *browser) waitState(state string) {
+	b.t.Helper()
+	b.run(chromedp.WaitVisible(chromedp.CSS(`#status-text[data-state="` + state + `"]`)))
+}
+
+// markPage and checkNoReload prove that a change came in without the page
+// being loaded again: a value set on window survives only if it was not.
+func (b *browser) markPage() { b.t.Helper(); evalAs[string](b, `window.__paydMark = "kept"`) }
+
+func (b *browser) checkNoReload() {
+	b.t.Helper()
+	if v := evalAs[string](b, `String(window.__paydMark)`); v != "kept" {
+		b.t.Fatalf("the page was reloaded (mark %q)", v)
+	}
+}
+
+// screenshot writes a full-page PNG to $PAYD_WEB_ARTIFACTS, or to the
+// test's temporary folder, and logs where.
+func (b *browser) screenshot(name string) {
+	b.t.Helper()
+	dir := os.Getenv("PAYD_WEB_ARTIFACTS")
+	if dir == "" {
+		dir = b.t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.t.Fatal(err)
+	}
+	png := get(b, chromedp.FullScreenshot(100))
+	file := filepath.Join(dir, strings.NewReplacer("/", "-", " ", "-").Replace(b.t.Name())+"-"+name+".png")
+	if err := os.WriteFile(file, png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Logf("screenshot %s", file)
+}
+
+// tool reads a JavaScript file named by an environment variable (the npm
+// packages .ci/run installs). Outside CI a missing one skips that check.
+func tool(t *testing.T, env string) string {
+	t.Helper()
+	path := os.Getenv(env)
+	if path == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set; .ci/run installs it with npm", env)
+		}
+		t.Logf("%s is not set: check skipped", env)
+		return ""
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%s: %v", env, err)
+	}
+	return string(b)
+}
+
+// checkA11y runs axe-core in the page and fails on any serious or
+// critical violation. The script is evaluated through the DevTools
+// protocol, which the page's Content-Security-Policy does not govern.
+func (b *browser) checkA11y() {
+	b.t.Helper()
+	src := tool(b.t, "PAYD_AXE_JS")
+	if src == "" {
+		return
+	}
+	evalAs[int](b, src+";0")
+	found := evalAs[[]string](b, `axe.run(document, {resultTypes: ["violations"]}).then(r => r.violations
+		.filter(v => v.impact === "serious" || v.impact === "critical")
+		.map(v => v.impact + " " + v.id + ": " + v.help + " at " + v.nodes.map(n => n.target.join(" ")).join(", ")))`)
+	for _, v := range found {
+		b.t.Errorf("accessibility (%s): %s", b.vp.name, v)
+	}
+}
+
+// decodeQR decodes the quote's QR code in the page with jsQR, drawing the
+// image as Chromium shows it, and returns the text it holds.
+func (b *browser) decodeQR() string {
+	b.t.Helper()
+	src := tool(b.t, "PAYD_JSQR_JS")
+	if src == "" {
+		return ""
+	}
+	evalAs[int](b, src+";0")
+	text := evalAs[string](b, `(() => {
+		const img = document.getElementById("quote-qr");
+		const c = document.createElement("canvas");
+		c.width = img.naturalWidth; c.height = img.naturalHeight;
+		const x = c.getContext("2d");
+		x.drawImage(img, 0, 0);
+		const d = x.getImageData(0, 0, c.width, c.height);
+		const r = jsQR(d.data, c.width, c.height);
+		return r ? r.data : "";
+	})()`)
+	if text == "" {
+		b.t.Fatal("the QR code did not decode")
+	}
+	return text
+}
+
+// chromedpWait waits until a node matching sel is visible.
+func chromedpWait(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.CSS(sel))
+}
+
+// chromedpReload reloads the page.
+func chromedpReload() chromedp.Action[chromedp.Void] { return chromedp.Reload() }
+
+// waitURL waits until the tab's address ends with suffix: a navigation
+// that the page makes ends the step that is running, so each try is a
+// step of its own and a failed one is tried again.
+func (b *browser) waitURL(suffix string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	for ctx.Err() == nil {
+		ok, err := chromedp.Run(ctx, chromedp.Poll[bool](`location.href.endsWith(`+strconv.Quote(suffix)+`)`,
+			chromedp.WithPollingTimeout(2*time.Second)))
+		if err == nil && ok {
+			return
+		}
+	}
+	b.t.Fatalf("the page did not go to …%s; it is at %s", suffix, b.location())
+}

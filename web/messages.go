@@ -1,0 +1,153 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// catalogue holds every sentence the pages show, by language and key, so a
+// language is added by adding one map. Sentences with a %s take their
+// values in order. A key missing from a language falls back to English.
+var catalogue = map[string]map[string]string{
+	"en": english,
+}
+
+// defaultLang is the language of a request that asks for none we have.
+const defaultLang = "en"
+
+var english = map[string]string{
+	"page.title":                      "Pay %s",
+	"page.pay_to":                     "Pay %s",
+	"page.price":                      "Price",
+	"page.total":                      "Total",
+	"page.processing_fee":             "Processing fee",
+	"page.secure_note":                "You pay straight into %s's wallet. This page never asks for your wallet's recovery phrase or keys.",
+	"page.support":                    "Questions? Write to %s.",
+	"choose.legend":                   "Choose how to pay",
+	"choose.option":                   "%s on %s",
+	"choose.amount":                   "%s %s",
+	"choose.email":                    "Email address",
+	"choose.email_hint":               "The business uses it to send your receipt.",
+	"choose.submit":                   "Show payment details",
+	"choose.other":                    "Pay with another coin",
+	"choose.none":                     "This business is not accepting payments right now. Please try again later.",
+	"quote.heading":                   "Send exactly this amount",
+	"quote.amount":                    "Amount",
+	"quote.address":                   "Address",
+	"quote.network":                   "Network",
+	"quote.network_warning":           "Send only %s on the %s network. Coins sent on any other network are lost.",
+	"quote.fee":                       "Network fee",
+	"quote.fee_value":                 "About %s %s, paid by your wallet on top of the amount.",
+	"quote.fee_unknown":               "Your wallet shows the network fee before you send.",
+	"quote.qr_alt":                    "QR code of the payment request for %s %s",
+	"quote.open_wallet":               "Open in wallet",
+	"quote.time_left":                 "Time left to send",
+	"quote.ends_at":                   "This quote ends at %s UTC.",
+	"quote.copy":                      "Copy",
+	"quote.copy_amount":               "Copy amount",
+	"quote.copy_address":              "Copy address",
+	"quote.copied":                    "Copied",
+	"quote.refresh":                   "Refresh status",
+	"status.heading":                  "Payment status",
+	"status.open":                     "Waiting for your payment.",
+	"status.detected":                 "Payment detected. Waiting for the network to confirm it.",
+	"status.confirming":               "Payment detected: %d of %d confirmations.",
+	"status.succeeded":                "Paid. Thank you!",
+	"status.redirecting":              "Taking you back to %s…",
+	"status.continue":                 "Continue",
+	"status.overpaid":                 "Paid. You sent %s %s more than the quote; contact the business to get it back.",
+	"status.underpaid":                "We received %s %s, which is less than the quote. Send the remaining %s %s to the same address before the quote ends.",
+	"status.remaining":                "Still due",
+	"status.expired":                  "This quote has expired and the address no longer takes payments. Do not send anything to it.",
+	"status.expired_partial":          "This quote has expired with %s %s received, less than the quote. The business will contact you about the rest.",
+	"status.new_quote":                "Get a new quote",
+	"status.canceled":                 "This quote was canceled. Choose a coin to start again.",
+	"status.review":                   "Your payment has arrived and the business is checking it. You do not need to do anything now.",
+	"status.transaction":              "View the transaction",
+	"payment.succeeded":               "This payment has been paid.",
+	"payment.expired":                 "This payment request has expired. Ask the business for a new one.",
+	"payment.canceled":                "This payment request was canceled by the business.",
+	"payment.funds_received":          "Funds have already been received for this payment.",
+	"notfound.title":                  "Page not found",
+	"notfound.body":                   "There is no payment page at this address. The link may be mistyped, or the business may have archived it.",
+	"error.title":                     "Something went wrong",
+	"error.default":                   "Something went wrong on our side. Please try again in a moment.",
+	"error.link_archived":             "This payment link has been archived by the business and no longer takes payments.",
+	"error.link_not_found":            "This payment link does not exist or is no longer active.",
+	"error.payment_not_found":         "This payment request does not exist.",
+	"error.payment_paid":              "This payment has already been paid.",
+	"error.payment_canceled":          "This payment request was canceled by the business.",
+	"error.payment_expired":           "This payment request has expired. Ask the business for a new one.",
+	"error.customer_blocked":          "Payments with this email address are not accepted by this business.",
+	"error.email_required":            "Please enter your email address.",
+	"error.invalid_email":             "Please enter a valid email address, such as name@example.com.",
+	"error.temporarily_unavailable":   "Payments are paused for a moment. Please try again later.",
+	"error.not_accepting":             "This business cannot receive this coin right now. Please choose another.",
+	"error.asset_unavailable":         "This coin is not available right now. Please choose another.",
+	"error.rail_unavailable":          "This way of paying is not offered by the business.",
+	"error.business_suspended":        "This business is not accepting payments right now.",
+	"error.rate_limited":              "Too many attempts from your connection. Please wait a few minutes and try again.",
+	"error.checkout_not_supersedable": "Funds may already be on the way for the current quote, so it cannot be replaced. Wait for it to finish.",
+	"error.upstream_unavailable":      "Prices cannot be fetched right now. Please try again in a moment.",
+	"error.choose_coin":               "Please choose a coin.",
+	"asset.USDC":                      "USDC",
+	"asset.USDT":                      "USDT",
+	"asset.BTC":                       "Bitcoin (BTC)",
+	"asset.ETH":                       "Ether (ETH)",
+	"asset.SOL":                       "Solana (SOL)",
+	"network.bitcoin":                 "Bitcoin",
+	"network.ethereum":                "Ethereum",
+	"network.polygon":                 "Polygon",
+	"network.solana":                  "Solana",
+	"network.tron":                    "Tron",
+}
+
+// messages is one language of the catalogue.
+type messages struct {
+	lang string
+	m    map[string]string
+}
+
+// T returns the sentence for key, with args filled in.
+func (m messages) T(key string, args ...any) string {
+	s, ok := m.m[key]
+	if !ok {
+		if s, ok = english[key]; !ok {
+			return key
+		}
+	}
+	if len(args) == 0 {
+		return s
+	}
+	return fmt.Sprintf(s, args...)
+}
+
+// errorText is the sentence for an error code of the API: a plain sentence,
+// never the code itself.
+func (m messages) errorText(code, field string) string {
+	if code == "invalid_request" && field == "email" {
+		code = "invalid_email"
+	}
+	if _, ok := english["error."+code]; ok {
+		return m.T("error." + code)
+	}
+	return m.T("error.default")
+}
+
+// language picks the catalogue language from Accept-Language, in the
+// order the browser gives (weights are not weighed: browsers list by
+// preference already).
+func language(r *http.Request) messages {
+	for _, part := range strings.Split(r.Header.Get("Accept-Language"), ",") {
+		tag, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		base, _, _ := strings.Cut(strings.ToLower(tag), "-")
+		if m, ok := catalogue[base]; ok {
+			return messages{lang: base, m: m}
+		}
+	}
+	return messages{lang: defaultLang, m: catalogue[defaultLang]}
+}
+
+// Lang is the language's tag, for the page's lang attribute.
+func (m messages) Lang() string { return m.lang }

@@ -1,0 +1,98 @@
+package web_test
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// payOnPage picks a coin on an open page, checks the quote the page shows
+// against the API's checkout (amount, address, the QR code decoded in the
+// page, the wallet link), pays it on the devnet and watches the page turn
+// to paid without a reload. It returns the checkout.
+func payOnPage(t *testing.T, s *paydServer, b *browser, pageURL, option string) map[string]any {
+	t.Helper()
+	b.open(pageURL)
+	b.run()
+	b.screenshot("choose")
+	b.checkA11y()
+	b.click(fmt.Sprintf(`input[name="option"][value="%s"]`, option))
+	b.click(`form.choose button[type="submit"]`)
+	b.run(chromedpWait(`#quote-address`))
+	chk := s.checkout(checkoutID(t, b.location()))
+	q := chk["crypto"].(map[string]any)
+	if got := b.text("#quote-address"); got != q["address"] {
+		t.Fatalf("address %q, want %q", got, q["address"])
+	}
+	if got := b.text("#quote-amount"); got != q["amount"] {
+		t.Fatalf("amount %q, want %q", got, q["amount"])
+	}
+	if got := b.attr("#wallet-link", "href"); got != q["payment_uri"] {
+		t.Fatalf("wallet link %q, want %q", got, q["payment_uri"])
+	}
+	if got := b.decodeQR(); got != "" && got != q["payment_uri"] {
+		t.Fatalf("QR code holds %q, want %q", got, q["payment_uri"])
+	}
+	if !strings.Contains(b.text(".warning"), "network") {
+		t.Fatalf("no network warning: %q", b.text(".warning"))
+	}
+	b.screenshot("quote")
+	b.checkA11y()
+	b.markPage()
+	s.send(chk, q["amount"].(string))
+	b.waitState("detected")
+	s.mine(q["network"].(string), 1)
+	b.waitState("confirming")
+	if got := b.text("#status-text"); !strings.Contains(got, "1 of 2") {
+		t.Fatalf("confirmations shown as %q", got)
+	}
+	s.mine(q["network"].(string), 1)
+	b.waitState("succeeded")
+	b.checkNoReload()
+	return chk
+}
+
+// checkoutID reads ?checkout= from a page address.
+func checkoutID(t *testing.T, loc string) string {
+	t.Helper()
+	u, err := url.Parse(loc)
+	if err != nil || !strings.HasPrefix(u.Query().Get("checkout"), "chk_") {
+		t.Fatalf("no checkout in the address %q", loc)
+	}
+	return u.Query().Get("checkout")
+}
+
+// TestLinkPagePaid pays a link's page on a phone and on a desktop.
+func TestLinkPagePaid(t *testing.T) {
+	s := startPayd(t)
+	for _, vp := range []viewport{phone, desktop} {
+		t.Run(vp.name, func(t *testing.T) {
+			s.t = t
+			link := s.link(nil)
+			b := newBrowser(t, vp)
+			payOnPage(t, s, b, link["url"].(string), "BTC/bitcoin")
+			b.screenshot("paid")
+			b.checkA11y()
+			// A reload shows the same state.
+			b.run(chromedpReload())
+			b.waitState("succeeded")
+		})
+	}
+}
+
+// TestPaymentPagePaid pays an API payment's page on a phone and on a
+// desktop; its success_url is followed once paid.
+func TestPaymentPagePaid(t *testing.T) {
+	s := startPayd(t)
+	for _, vp := range []viewport{phone, desktop} {
+		t.Run(vp.name, func(t *testing.T) {
+			s.t = t
+			pay := s.payment(map[string]any{"success_url": s.origin + "/healthz?paid=" + vp.name})
+			b := newBrowser(t, vp)
+			payOnPage(t, s, b, pay["url"].(string), "BTC/bitcoin")
+			b.screenshot("paid")
+			b.waitURL("/healthz?paid=" + vp.name)
+		})
+	}
+}

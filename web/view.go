@@ -1,0 +1,188 @@
+package web
+
+import (
+	"html/template"
+	"time"
+
+	"payd/money"
+)
+
+// page is what every checkout page template reads.
+type page struct {
+	M         messages
+	Title     string
+	Business  business
+	Item      string // what is paid for
+	Detail    string // its description
+	Price     string // "12.50 USD"
+	Fee       string // processing fee passed on, if any
+	Path      string // /l/{code} or /p/{code}
+	Options   []option
+	Accepting bool
+	Notice    string // why nothing can be paid, as a sentence
+	Error     string // why the last attempt failed, as a sentence
+	Email     string
+	Collect   bool
+	PaymentID string // sent to replace the current checkout
+	IdemKey   string
+	Checkout  *checkoutView
+	Static    func(string) string
+}
+
+// option is one coin on one network in the choice.
+type option struct {
+	Value   string // ASSET/network
+	Label   string
+	Amount  string
+	Checked bool
+}
+
+// checkoutView is a checkout as the page shows it.
+type checkoutView struct {
+	ID            string
+	State         string // open, detected, confirming, succeeded, overpaid, underpaid, expired, canceled, review
+	Live          bool   // still changing: the page keeps polling
+	StatusText    string
+	Asset         string
+	AssetName     string
+	Network       string
+	NetworkName   string
+	Amount        string
+	Address       string
+	PaymentURI    template.URL
+	QR            template.URL
+	Remaining     string
+	RemainingURI  template.URL
+	RemainingQR   template.URL
+	Received      string
+	Overpaid      string
+	Current       int
+	Required      int
+	NetworkFee    string
+	Currency      string
+	ExpiresAt     string // RFC 3339
+	EndsAt        string // 15:04
+	Now           string // RFC 3339, the service clock
+	SecondsLeft   int64
+	Countdown     string
+	SuccessURL    string
+	ExplorerURL   template.URL
+	Option        string // ASSET/network, for a fresh quote
+	Signature     string
+	TakesPayments bool   // the address still takes funds
+	Email         string // sent again with a new quote
+}
+
+// priceText renders minor units of a currency as "12.50 USD".
+func priceText(amount int64, currency string) string {
+	return money.Currency(currency).Format(amount) + " " + currency
+}
+
+// options lists what the offer accepts, with the amount each costs.
+func options(m messages, o offer, chosen string) []option {
+	out := make([]option, 0, len(o.Crypto))
+	for i, c := range o.Crypto {
+		v := c.Asset + "/" + c.Network
+		out = append(out, option{Value: v, Amount: m.T("choose.amount", c.Amount, c.Asset),
+			Label:   m.T("choose.option", m.T("asset."+c.Asset), m.T("network."+c.Network)),
+			Checked: v == chosen || chosen == "" && i == 0})
+	}
+	return out
+}
+
+// viewCheckout turns a checkout into what the page shows at now.
+func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
+	q := c.Crypto
+	if q == nil {
+		return nil
+	}
+	v := &checkoutView{ID: c.ID, Asset: q.Asset, AssetName: m.T("asset." + q.Asset), Network: q.Network,
+		NetworkName: m.T("network." + q.Network), Amount: q.Amount, Address: q.Address,
+		PaymentURI: template.URL(q.PaymentURI), QR: qrDataURI(q.PaymentURI), Received: q.ReceivedAmount,
+		Current: c.Confirmations.Current, Required: c.Confirmations.Required, Currency: c.Currency,
+		ExpiresAt: c.ExpiresAt.UTC().Format(time.RFC3339), EndsAt: c.ExpiresAt.UTC().Format("15:04"),
+		Now: now.UTC().Format(time.RFC3339), Option: q.Asset + "/" + q.Network}
+	if c.Breakdown.NetworkFee != nil {
+		v.NetworkFee = money.Currency(c.Currency).Format(*c.Breakdown.NetworkFee)
+	}
+	if left := c.ExpiresAt.Sub(now); left > 0 {
+		v.SecondsLeft = int64(left / time.Second)
+	}
+	v.Countdown = countdown(v.SecondsLeft)
+	if c.SuccessURL != nil {
+		v.SuccessURL = *c.SuccessURL
+	}
+	if q.ExplorerURL != nil {
+		v.ExplorerURL = template.URL(*q.ExplorerURL)
+	}
+	if q.RemainingAmount != nil {
+		v.Remaining = *q.RemainingAmount
+	}
+	if q.RemainingPaymentURI != nil {
+		v.RemainingURI = template.URL(*q.RemainingPaymentURI)
+		v.RemainingQR = qrDataURI(*q.RemainingPaymentURI)
+	}
+	if q.OverpaidAmount != nil {
+		v.Overpaid = *q.OverpaidAmount
+	}
+	v.State, v.StatusText = state(m, c, v)
+	v.Email = c.Email
+	// While underpaid, what is left to send is the rest: the amount, the
+	// URI and its QR code all ask for just that.
+	if v.State == "underpaid" && v.Remaining != "" {
+		v.Amount = v.Remaining
+		if v.RemainingURI != "" {
+			v.PaymentURI, v.QR = v.RemainingURI, v.RemainingQR
+		}
+	}
+	v.Live = v.State == "open" || v.State == "detected" || v.State == "confirming" || v.State == "underpaid"
+	v.TakesPayments = v.State == "open" || v.State == "underpaid"
+	v.Signature = v.State + "|" + c.Status + "|" + q.ReceivedAmount + "|" + v.Remaining + "|" +
+		itoa(v.Current) + "|" + v.ExpiresAt
+	return v
+}
+
+// state names what the customer must know about a checkout, and says it.
+func state(m messages, c *checkout, v *checkoutView) (string, string) {
+	switch {
+	case c.ReviewReason != nil:
+		return "review", m.T("status.review")
+	case c.Status == "completed" && v.Overpaid != "":
+		return "overpaid", m.T("status.overpaid", v.Overpaid, v.Asset)
+	case c.Status == "completed":
+		return "succeeded", m.T("status.succeeded")
+	case c.Status == "processing" && v.Current == 0:
+		return "detected", m.T("status.detected")
+	case c.Status == "processing":
+		return "confirming", m.T("status.confirming", v.Current, v.Required)
+	case c.Status == "underpaid":
+		return "underpaid", m.T("status.underpaid", v.Received, v.Asset, v.Remaining, v.Asset)
+	case c.Status == "expired" && v.Received != "" && !zeroDecimal(v.Received):
+		return "expired", m.T("status.expired_partial", v.Received, v.Asset)
+	case c.Status == "expired":
+		return "expired", m.T("status.expired")
+	case c.Status == "canceled" || c.Status == "failed":
+		return "canceled", m.T("status.canceled")
+	}
+	return "open", m.T("status.open")
+}
+
+// zeroDecimal reports whether a decimal string is zero.
+func zeroDecimal(s string) bool {
+	for _, r := range s {
+		if r != '0' && r != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// countdown renders seconds as m:ss.
+func countdown(s int64) string {
+	sec := s % 60
+	pad := ""
+	if sec < 10 {
+		pad = "0"
+	}
+	return itoa(int(s/60)) + ":" + pad + itoa(int(sec))
+}

@@ -1,0 +1,111 @@
+package web
+
+import "time"
+
+// The shapes below are what the pages read of the public API's answers
+// (spec 2.5–2.7). They hold only the fields a page shows.
+
+// business is what a customer sees of the business.
+type business struct {
+	Name         string  `json:"name"`
+	Website      *string `json:"website"`
+	SupportEmail *string `json:"support_email"`
+}
+
+// breakdown is how a total is made up (spec 2.7).
+type breakdown struct {
+	Currency      string `json:"currency"`
+	Price         int64  `json:"price"`
+	ProcessingFee *int64 `json:"processing_fee"`
+	NetworkFee    *int64 `json:"network_fee"`
+	Total         int64  `json:"total"`
+}
+
+// cryptoOption is one coin on one network the customer may pay with.
+type cryptoOption struct {
+	Asset     string    `json:"asset"`
+	Network   string    `json:"network"`
+	Amount    string    `json:"amount"`
+	Breakdown breakdown `json:"breakdown"`
+}
+
+// offer is what a link's or a payment's page offers.
+type offer struct {
+	Business          business       `json:"business"`
+	AcceptingPayments bool           `json:"accepting_payments"`
+	CollectEmail      bool           `json:"collect_email"`
+	Crypto            []cryptoOption `json:"crypto"`
+	QuoteMinutes      int            `json:"quote_minutes"`
+}
+
+// publicLink is GET /public/links/{code} (spec 2.6).
+type publicLink struct {
+	Code        string `json:"code"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Amount      int64  `json:"amount"`
+	Currency    string `json:"currency"`
+	offer
+}
+
+// publicPayment is GET /public/payments/{code}.
+type publicPayment struct {
+	ID          string     `json:"id"`
+	Code        string     `json:"code"`
+	Status      string     `json:"status"`
+	Amount      int64      `json:"amount"`
+	Currency    string     `json:"currency"`
+	Description string     `json:"description"`
+	SuccessURL  *string    `json:"success_url"`
+	ExpiresAt   *time.Time `json:"expires_at"`
+	CheckoutID  *string    `json:"checkout_id"`
+	offer
+}
+
+// checkout is GET /checkouts/{id} (spec 2.5).
+type checkout struct {
+	ID            string    `json:"id"`
+	Status        string    `json:"status"`
+	LinkID        *string   `json:"link_id"`
+	PaymentID     *string   `json:"payment_id"`
+	Amount        int64     `json:"amount"`
+	Currency      string    `json:"currency"`
+	Breakdown     breakdown `json:"breakdown"`
+	Crypto        *quote    `json:"crypto"`
+	Confirmations struct {
+		Current  int `json:"current"`
+		Required int `json:"required"`
+	} `json:"confirmations"`
+	Remainder    bool      `json:"remainder"`
+	CanceledBy   *string   `json:"canceled_by"`
+	ReplacedBy   *string   `json:"replaced_by"`
+	ReviewReason *string   `json:"review_reason"`
+	SuccessURL   *string   `json:"success_url"`
+	ExpiresAt    time.Time `json:"expires_at"`
+	Email        string    `json:"email"`
+}
+
+// quote is a checkout's coin, amount and deposit.
+type quote struct {
+	Asset               string  `json:"asset"`
+	Network             string  `json:"network"`
+	Amount              string  `json:"amount"`
+	Address             string  `json:"address"`
+	PaymentURI          string  `json:"payment_uri"`
+	ReceivedAmount      string  `json:"received_amount"`
+	RemainingAmount     *string `json:"remaining_amount"`
+	RemainingPaymentURI *string `json:"remaining_payment_uri"`
+	OverpaidAmount      *string `json:"overpaid_amount"`
+	TxHash              *string `json:"tx_hash"`
+	ExplorerURL         *string `json:"explorer_url"`
+}
+
+// openRequest is the body of POST /checkouts.
+type openRequest struct {
+	LinkCode  string `json:"link_code,omitempty"`
+	PaymentID string `json:"payment_id,omitempty"`
+	Rail      string `json:"rail"`
+	Asset     string `json:"asset"`
+	Network   string `json:"network"`
+	Email     string `json:"email,omitempty"`
+}
