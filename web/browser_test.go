@@ -250,3 +250,19 @@ func (b *browser) waitURL(suffix string) {
 	}
 	b.t.Fatalf("the page did not go to …%s; it is at %s", suffix, b.location())
 }
+
+// chromedpSendKeys types v into the node matching sel.
+func chromedpSendKeys(sel, v string) chromedp.Action[chromedp.Void] {
+	return chromedp.SendKeys(chromedp.CSS(sel), v)
+}
+
+// checkNoThirdParty fails when the page loaded anything from another
+// origin (the Resource Timing list holds every request of the page).
+func (b *browser) checkNoThirdParty() {
+	b.t.Helper()
+	others := evalAs[[]string](b, `performance.getEntriesByType("resource").map(e => e.name)
+		.filter(n => !n.startsWith(location.origin + "/") && !n.startsWith("data:"))`)
+	if len(others) > 0 {
+		b.t.Errorf("third-party requests: %v", others)
+	}
+}

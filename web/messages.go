@@ -68,6 +68,7 @@ var english = map[string]string{
 	"payment.succeeded":               "This payment has been paid.",
 	"payment.expired":                 "This payment request has expired. Ask the business for a new one.",
 	"payment.canceled":                "This payment request was canceled by the business.",
+	"payment.failed":                  "This payment could not be completed. Ask the business for a new one.",
 	"payment.funds_received":          "Funds have already been received for this payment.",
 	"notfound.title":                  "Page not found",
 	"notfound.body":                   "There is no payment page at this address. The link may be mistyped, or the business may have archived it.",

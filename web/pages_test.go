@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -13,8 +14,17 @@ import (
 // to paid without a reload. It returns the checkout.
 func payOnPage(t *testing.T, s *paydServer, b *browser, pageURL, option string) map[string]any {
 	t.Helper()
+	res, err := http.Get(pageURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("%s: %d", pageURL, res.StatusCode)
+	}
+	checkSecurityHeaders(t, res.Header)
 	b.open(pageURL)
-	b.run()
+	b.checkNoThirdParty()
 	b.screenshot("choose")
 	b.checkA11y()
 	b.click(fmt.Sprintf(`input[name="option"][value="%s"]`, option))

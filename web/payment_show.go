@@ -37,8 +37,11 @@ func (h *Handler) loadPayment(r *http.Request) (*target, error) {
 		t.Notice = m.T("payment.succeeded")
 	case "expired":
 		t.Notice = m.T("payment.expired")
-	case "canceled":
-		t.Notice = m.T("payment.canceled")
+	case "failed":
+		t.Notice = m.T("payment.failed")
+		if p.CanceledAt != nil {
+			t.Notice = m.T("payment.canceled")
+		}
 	default: // underpaid, needs_review: funds arrived
 		t.Notice = m.T("payment.funds_received")
 	}

@@ -58,6 +58,7 @@ type publicPayment struct {
 	Description string     `json:"description"`
 	SuccessURL  *string    `json:"success_url"`
 	ExpiresAt   *time.Time `json:"expires_at"`
+	CanceledAt  *time.Time `json:"canceled_at"`
 	CheckoutID  *string    `json:"checkout_id"`
 	offer
 }

@@ -73,6 +73,10 @@
     if (!cur || !next || next.getAttribute("data-sig") === cur.getAttribute("data-sig")) { return; }
     var hadFocus = cur.contains(document.activeElement);
     cur.replaceWith(next);
+    // Another coin can replace only a quote that is still open.
+    var other = document.querySelector(".other");
+    var st = next.querySelector("#status-text");
+    if (other && (!st || st.getAttribute("data-state") !== "open")) { other.remove(); }
     document.getElementById("announce").textContent = next.getAttribute("data-status-text");
     if (hadFocus) {
       var s = document.getElementById("status-text");

@@ -1,0 +1,152 @@
+package web_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestUnderpaidThenRemainder sends too little: the page shows how much is
+// still due (with a QR code of just that) without a reload; once the
+// quote ends the business asks for the remainder, and its page address
+// (?checkout=) opens a quote for the rest, which is paid.
+func TestUnderpaidThenRemainder(t *testing.T) {
+	s := startPayd(t)
+	link := s.link(nil)
+	b := newBrowser(t, phone)
+	b.open(link["url"].(string))
+	b.click(`input[name="option"][value="BTC/bitcoin"]`)
+	b.click(`form.choose button[type="submit"]`)
+	b.run(chromedpWait(`#quote-address`))
+	chk := s.checkout(checkoutID(t, b.location()))
+	q := chk["crypto"].(map[string]any)
+	b.markPage()
+	s.send(chk, "0.0001")
+	s.mine("bitcoin", 2)
+	b.waitState("underpaid")
+	b.checkNoReload()
+	after := s.checkout(chk["id"].(string))
+	rest := after["crypto"].(map[string]any)["remaining_amount"].(string)
+	if got := b.text("#quote-amount"); got != rest {
+		t.Fatalf("amount still due shown as %q, want %q", got, rest)
+	}
+	if got := b.text("#status-text"); !strings.Contains(got, rest) {
+		t.Fatalf("status %q does not say the %s still due", got, rest)
+	}
+	if uri := after["crypto"].(map[string]any)["remaining_payment_uri"].(string); b.decodeQR() != "" && b.decodeQR() != uri {
+		t.Fatalf("QR code does not hold the remaining URI %q", uri)
+	}
+	if got := b.text("#quote-address"); got != q["address"] {
+		t.Fatalf("the rest goes to %q, want the same address %q", got, q["address"])
+	}
+	b.screenshot("underpaid")
+	b.checkA11y()
+
+	// The quote ends: the page says so, still without a reload.
+	s.advance(16 * 60)
+	b.waitState("expired")
+	b.checkNoReload()
+	if got := b.text("#status-text"); !strings.Contains(got, "0.0001") {
+		t.Fatalf("expired status %q does not say what was received", got)
+	}
+
+	// The business asks for the rest; the customer opens the page it names.
+	rem := s.must("POST", "/payments/"+chk["payment_id"].(string)+"/request-remainder", s.key, map[string]any{},
+		"Idempotency-Key", "remainder-1")
+	b.open(rem["url"].(string))
+	b.run(chromedpWait(`#quote-address`))
+	remChk := s.checkout(checkoutID(t, b.location()))
+	if got, want := b.text("#quote-amount"), remChk["crypto"].(map[string]any)["amount"]; got != want {
+		t.Fatalf("remainder amount %q, want %q", got, want)
+	}
+	b.screenshot("remainder")
+	b.checkA11y()
+	b.markPage()
+	s.send(remChk, remChk["crypto"].(map[string]any)["amount"].(string))
+	s.mine("bitcoin", 2)
+	b.waitState("succeeded")
+	b.checkNoReload()
+}
+
+// TestExpiredThenNewQuote lets a quote run out on the service clock: the
+// page turns to expired without a reload and its button opens a fresh
+// quote in the same coin.
+func TestExpiredThenNewQuote(t *testing.T) {
+	s := startPayd(t)
+	link := s.link(nil)
+	b := newBrowser(t, desktop)
+	b.open(link["url"].(string))
+	b.click(`input[name="option"][value="ETH/ethereum"]`)
+	b.click(`form.choose button[type="submit"]`)
+	b.run(chromedpWait(`#quote-address`))
+	first := checkoutID(t, b.location())
+	if got := b.text(".countdown"); !strings.HasPrefix(got, "14:") && !strings.HasPrefix(got, "15:") {
+		t.Fatalf("countdown shows %q, want about 15 minutes", got)
+	}
+	b.markPage()
+	s.advance(15*60 + 5)
+	b.waitState("expired")
+	b.checkNoReload()
+	b.screenshot("expired")
+	b.checkA11y()
+	b.click(`#new-quote`)
+	b.run(chromedpWait(`#quote-address`))
+	second := checkoutID(t, b.location())
+	if second == first {
+		t.Fatal("the new quote is the old checkout")
+	}
+	c := s.checkout(second)
+	if c["status"] != "open" || c["crypto"].(map[string]any)["asset"] != "ETH" {
+		t.Fatalf("new quote: %v", c)
+	}
+	b.waitState("open")
+}
+
+// TestArchivedLink shows the not-found page, with a 404, for an archived
+// link and for a code that never existed.
+func TestArchivedLink(t *testing.T) {
+	s := startPayd(t)
+	link := s.link(nil)
+	s.must("POST", "/links/"+link["id"].(string)+"/archive", s.key, map[string]any{})
+	for _, u := range []string{link["url"].(string), s.origin + "/l/nosuchcode", s.origin + "/p/nosuchcode"} {
+		res, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 404 || !strings.Contains(string(body), "Page not found") {
+			t.Fatalf("%s: %d %s", u, res.StatusCode, body)
+		}
+		checkSecurityHeaders(t, res.Header)
+	}
+	b := newBrowser(t, phone)
+	b.open(link["url"].(string))
+	if got := b.text("h1"); got != "Page not found" {
+		t.Fatalf("archived link shows %q", got)
+	}
+	b.screenshot("archived")
+	b.checkA11y()
+}
+
+// checkSecurityHeaders checks the headers every page carries: a strict
+// policy without inline code, no framing, no sniffing, no referrer.
+func checkSecurityHeaders(t *testing.T, h http.Header) {
+	t.Helper()
+	csp := h.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("Content-Security-Policy %q lacks %q", csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe-inline") || strings.Contains(csp, "unsafe-eval") {
+		t.Errorf("Content-Security-Policy allows inline code: %q", csp)
+	}
+	for k, v := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY",
+		"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"} {
+		if h.Get(k) != v {
+			t.Errorf("%s: %q, want %q", k, h.Get(k), v)
+		}
+	}
+}
