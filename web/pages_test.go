@@ -11,8 +11,9 @@ import (
 // payOnPage picks a coin on an open page, checks the quote the page shows
 // against the API's checkout (amount, address, the QR code decoded in the
 // page, the wallet link), pays it on the devnet and watches the page turn
-// to paid without a reload. It returns the checkout.
-func payOnPage(t *testing.T, s *paydServer, b *browser, pageURL, option string) map[string]any {
+// to paid without a reload: it sends amount ("" for the quoted one) and
+// waits for the state final. It returns the checkout.
+func payOnPage(t *testing.T, s *paydServer, b *browser, pageURL, option, amount, final string) map[string]any {
 	t.Helper()
 	res, err := http.Get(pageURL)
 	if err != nil {
@@ -50,7 +51,10 @@ func payOnPage(t *testing.T, s *paydServer, b *browser, pageURL, option string) 
 	b.screenshot("quote")
 	b.checkA11y()
 	b.markPage()
-	s.send(chk, q["amount"].(string))
+	if amount == "" {
+		amount = q["amount"].(string)
+	}
+	s.send(chk, amount)
 	b.waitState("detected")
 	s.mine(q["network"].(string), 1)
 	b.waitState("confirming")
@@ -58,7 +62,7 @@ func payOnPage(t *testing.T, s *paydServer, b *browser, pageURL, option string) 
 		t.Fatalf("confirmations shown as %q", got)
 	}
 	s.mine(q["network"].(string), 1)
-	b.waitState("succeeded")
+	b.waitState(final)
 	b.checkNoReload()
 	return chk
 }
@@ -73,20 +77,24 @@ func checkoutID(t *testing.T, loc string) string {
 	return u.Query().Get("checkout")
 }
 
-// TestLinkPagePaid pays a link's page on a phone and on a desktop.
+// TestLinkPagePaid pays a link's page on a phone, and overpays it on a
+// desktop.
 func TestLinkPagePaid(t *testing.T) {
 	s := startPayd(t)
-	for _, vp := range []viewport{phone, desktop} {
-		t.Run(vp.name, func(t *testing.T) {
+	for _, tc := range []struct {
+		vp            viewport
+		amount, final string
+	}{{phone, "", "succeeded"}, {desktop, "0.001", "overpaid"}} {
+		t.Run(tc.vp.name, func(t *testing.T) {
 			s.t = t
 			link := s.link(nil)
-			b := newBrowser(t, vp)
-			payOnPage(t, s, b, link["url"].(string), "BTC/bitcoin")
+			b := newBrowser(t, tc.vp)
+			payOnPage(t, s, b, link["url"].(string), "BTC/bitcoin", tc.amount, tc.final)
 			b.screenshot("paid")
 			b.checkA11y()
 			// A reload shows the same state.
 			b.run(chromedpReload())
-			b.waitState("succeeded")
+			b.waitState(tc.final)
 		})
 	}
 }
@@ -100,7 +108,7 @@ func TestPaymentPagePaid(t *testing.T) {
 			s.t = t
 			pay := s.payment(map[string]any{"success_url": s.origin + "/healthz?paid=" + vp.name})
 			b := newBrowser(t, vp)
-			payOnPage(t, s, b, pay["url"].(string), "BTC/bitcoin")
+			payOnPage(t, s, b, pay["url"].(string), "BTC/bitcoin", "", "succeeded")
 			b.screenshot("paid")
 			b.waitURL("/healthz?paid=" + vp.name)
 		})
