@@ -251,7 +251,8 @@ type DeliveryStore interface {
 	// ClaimDueDeliveries leases up to limit deliveries whose next attempt
 	// is due at now and whose lease is free, until until, oldest due first.
 	// Each comes back with the version its holder must save with.
-	ClaimDueDeliveries(ctx context.Context, now, until time.Time, limit int) ([]*WebhookDelivery, error)
+	// Deliveries to the endpoints in skip (ids) are left alone.
+	ClaimDueDeliveries(ctx context.Context, now, until time.Time, limit int, skip ...string) ([]*WebhookDelivery, error)
 	// ClaimDelivery leases the business's delivery for a manual attempt;
 	// not_found, or conflict while another holder's lease runs.
 	ClaimDelivery(ctx context.Context, businessID, id string, now, until time.Time) (*WebhookDelivery, error)

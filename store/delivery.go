@@ -76,18 +76,30 @@ func (q *queries) CreateDeliveries(ctx context.Context, ds []*payd.WebhookDelive
 }
 
 // ClaimDueDeliveries leases due, free deliveries in one statement; see
-// payd.DeliveryStore. The subquery matches the partial index
-// webhook_deliveries_due.
-func (q *queries) ClaimDueDeliveries(ctx context.Context, now, until time.Time, limit int) (_ []*payd.WebhookDelivery, err error) {
+// payd.DeliveryStore. The subquery walks the partial index
+// webhook_deliveries_due in due order; rows of the endpoints in skip (the
+// loop's busy ones) are passed over there, so they cost a look each but
+// are never leased.
+func (q *queries) ClaimDueDeliveries(ctx context.Context, now, until time.Time, limit int, skip ...string) (_ []*payd.WebhookDelivery, err error) {
 	defer fail(&err, "webhook delivery", "store.ClaimDueDeliveries")
 	lock := ""
 	if q.dialect == dialectPostgres {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
+	args := []any{micros(until), micros(now), limit}
+	except := ""
+	if len(skip) > 0 {
+		marks := make([]string, len(skip))
+		for i, id := range skip {
+			args = append(args, id)
+			marks[i] = "$" + strconv.Itoa(len(args))
+		}
+		except = " AND webhook_id NOT IN (" + strings.Join(marks, ", ") + ")"
+	}
 	return scanDeliveries(q.ex.QueryContext(ctx, `UPDATE webhook_deliveries SET lease_until = $1, version = version + 1
 		WHERE id IN (SELECT id FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= $2
-			AND (lease_until IS NULL OR lease_until <= $2) ORDER BY next_attempt_at, id LIMIT $3`+lock+`)
-		RETURNING `+deliveryColumns, micros(until), micros(now), limit))
+			AND (lease_until IS NULL OR lease_until <= $2)`+except+` ORDER BY next_attempt_at, id LIMIT $3`+lock+`)
+		RETURNING `+deliveryColumns, args...))
 }
 
 // ClaimDelivery leases one delivery for a manual attempt; see
@@ -171,9 +183,9 @@ func (db *DB) CreateDeliveries(ctx context.Context, ds []*payd.WebhookDelivery) 
 }
 
 // ClaimDueDeliveries leases due deliveries; see payd.DeliveryStore.
-func (db *DB) ClaimDueDeliveries(ctx context.Context, now, until time.Time, limit int) (ds []*payd.WebhookDelivery, err error) {
+func (db *DB) ClaimDueDeliveries(ctx context.Context, now, until time.Time, limit int, skip ...string) (ds []*payd.WebhookDelivery, err error) {
 	err = db.write(ctx, func(ctx context.Context, q *queries) error {
-		ds, err = q.ClaimDueDeliveries(ctx, now, until, limit)
+		ds, err = q.ClaimDueDeliveries(ctx, now, until, limit, skip...)
 		return err
 	})
 	return ds, err

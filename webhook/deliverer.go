@@ -14,22 +14,34 @@ import (
 
 // DelivererOptions tune the delivery loop; zero values take the defaults.
 type DelivererOptions struct {
-	// Interval is how often the loop looks for due work. One second keeps
-	// the 5-second first retry on time, and the dev clock's Advance fires
-	// the ticker, so retries due after a jump go out at once.
+	// Interval is how often the loop looks for due work in any case. One
+	// second keeps the 5-second first retry on time, and the dev clock's
+	// Advance fires the ticker, so retries due after a jump go out at once.
 	Interval time.Duration
+	// Poll is how often the loop asks whether new events are waiting to
+	// be fanned out: one cheap indexed read, so that an event goes out
+	// within a few milliseconds of its commit without a full run each time.
+	Poll time.Duration
 	// Lease is how long a claimed delivery is held (payd.DeliveryLease).
 	Lease time.Duration
 	// Page is how many events one fan-out transaction handles.
 	Page int
-	// Workers bounds the attempts in flight. Each attempt has its own
-	// goroutine, so a slow or dead endpoint holds one slot, never the others.
+	// Workers bounds the deliveries held at once: attempts in flight and
+	// results waiting to be saved. Each attempt has its own goroutine.
 	Workers int
+	// PerEndpoint bounds one endpoint's attempts in flight, softly: a
+	// claim passes over an endpoint that has this many, and one claim
+	// takes at most this many rows, so an endpoint never holds twice as
+	// many. A slow or dead endpoint thus holds a few slots, never the rest.
+	PerEndpoint int
 }
 
 func (o DelivererOptions) withDefaults() DelivererOptions {
 	if o.Interval <= 0 {
 		o.Interval = time.Second
+	}
+	if o.Poll <= 0 {
+		o.Poll = 10 * time.Millisecond
 	}
 	if o.Lease <= 0 {
 		o.Lease = payd.DeliveryLease
@@ -38,7 +50,10 @@ func (o DelivererOptions) withDefaults() DelivererOptions {
 		o.Page = 200
 	}
 	if o.Workers <= 0 {
-		o.Workers = 32
+		o.Workers = 512
+	}
+	if o.PerEndpoint <= 0 {
+		o.PerEndpoint = 16
 	}
 	return o
 }
@@ -55,8 +70,10 @@ type Deliverer struct {
 	clock  clock.Clock
 	log    *slog.Logger
 	opts   DelivererOptions
-	sem    chan struct{}
-	wg     sync.WaitGroup
+	wg     sync.WaitGroup // attempts
+
+	slots slots
+	saver saver
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
@@ -66,38 +83,67 @@ type Deliverer struct {
 // NewDeliverer returns the delivery loop over st, sending with s.
 func NewDeliverer(st payd.Store, s *Sender, clk clock.Clock, log *slog.Logger, o DelivererOptions) *Deliverer {
 	o = o.withDefaults()
-	return &Deliverer{store: st, sender: s, clock: clk, log: log, opts: o, sem: make(chan struct{}, o.Workers)}
+	d := &Deliverer{store: st, sender: s, clock: clk, log: log, opts: o,
+		slots: newSlots(o.Workers, o.PerEndpoint)}
+	d.saver = saver{d: d, wake: make(chan struct{}, 1)}
+	return d
 }
 
 var _ payd.DeliverySender = (*Deliverer)(nil)
 
 // Start runs the loop in the background until Stop or ctx ends. Unlike
-// RunOnce, a background run does not wait for its attempts: slots free
-// up as they end, and the next tick claims more.
+// RunOnce, a background run does not wait for its attempts: each ended
+// attempt frees its slot and wakes the loop, which claims more while due
+// work may be left; results are saved in batches by a second goroutine.
 func (d *Deliverer) Start(ctx context.Context) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	ctx, d.cancel = context.WithCancel(ctx)
 	d.done = make(chan struct{})
+	stop, saved := make(chan struct{}), make(chan struct{})
+	go func() { defer close(saved); d.saver.loop(ctx, stop) }()
 	go func() {
 		defer close(d.done)
-		t := d.clock.NewTicker(d.opts.Interval)
-		defer t.Stop()
-		for {
-			if err := d.run(ctx); err != nil && ctx.Err() == nil {
-				d.log.Error("webhook delivery run failed", slog.Any("error", err))
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C():
-			}
-		}
+		d.loop(ctx)
+		d.wg.Wait()
+		close(stop)
+		<-saved
 	}()
 }
 
-// Stop ends the loop and waits for attempts in flight. An attempt cut
-// short is not recorded: its lease lapses and it is made again.
+// loop runs until ctx ends: a full run every Interval and whenever the
+// poll finds new events, a claim whenever an attempt ends and work may be
+// waiting for its slot.
+func (d *Deliverer) loop(ctx context.Context) {
+	tick, poll := d.clock.NewTicker(d.opts.Interval), d.clock.NewTicker(d.opts.Poll)
+	defer tick.Stop()
+	defer poll.Stop()
+	for err := d.run(ctx); ; {
+		if err != nil && ctx.Err() == nil {
+			d.log.Error("webhook delivery run failed", slog.Any("error", err))
+		}
+		err = nil
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C():
+			err = d.run(ctx)
+		case <-poll.C():
+			var evs []*payd.Event
+			if evs, err = d.store.UndispatchedEvents(ctx, 1); err == nil && len(evs) > 0 {
+				err = d.run(ctx)
+			}
+		case <-d.slots.freed:
+			if d.slots.more.Load() {
+				err = d.claim(ctx)
+			}
+		}
+	}
+}
+
+// Stop ends the loop, waits for attempts in flight and saves the results
+// of those that ended. An attempt cut short is not recorded: its lease
+// lapses and it is made again.
 func (d *Deliverer) Stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -106,45 +152,68 @@ func (d *Deliverer) Stop() {
 	}
 	d.cancel()
 	<-d.done
-	d.wg.Wait()
 	d.cancel = nil
 }
 
-// RunOnce fans out new events, attempts every due delivery and waits
-// for the attempts to end. Tests call it directly.
+// RunOnce fans out new events, attempts every due delivery, waits for the
+// attempts to end and saves them. Tests call it directly.
 func (d *Deliverer) RunOnce(ctx context.Context) error {
 	err := d.run(ctx)
 	d.wg.Wait()
+	d.saver.flush(context.WithoutCancel(ctx))
 	return err
 }
 
-// run fans out, then claims as many due deliveries as there are free
-// slots and starts an attempt for each.
+// run fans out, then claims.
 func (d *Deliverer) run(ctx context.Context) error {
 	if err := d.fanOut(ctx); err != nil {
 		return err
 	}
+	return d.claim(ctx)
+}
+
+// claim leases due deliveries while there are free slots and starts an
+// attempt for each. Each claim takes at most PerEndpoint rows and passes
+// over the endpoints that have PerEndpoint attempts in flight.
+func (d *Deliverer) claim(ctx context.Context) error {
 	for {
-		n := cap(d.sem) - len(d.sem)
+		n, skip := d.slots.room()
 		if n == 0 {
 			return nil
 		}
 		now := d.clock.Now()
-		ds, err := d.store.ClaimDueDeliveries(ctx, now, now.Add(d.opts.Lease), n)
+		ds, err := d.store.ClaimDueDeliveries(ctx, now, now.Add(d.opts.Lease), n, skip...)
 		if err != nil {
 			return err
 		}
-		for _, dl := range ds {
-			d.sem <- struct{}{}
-			d.wg.Add(1)
-			go func() {
-				defer func() { <-d.sem; d.wg.Done() }()
-				d.deliver(ctx, dl)
-			}()
-		}
+		// Due rows may be left behind: a full claim, or rows passed over.
+		d.slots.more.Store(len(ds) == n || len(skip) > 0)
+		d.start(ctx, ds)
 		if len(ds) < n {
 			return nil
 		}
+	}
+}
+
+// start reads each claimed delivery's endpoint, once per endpoint, and
+// starts an attempt of each in its own goroutine.
+func (d *Deliverer) start(ctx context.Context, ds []*payd.WebhookDelivery) {
+	eps := map[string]*payd.WebhookEndpoint{}
+	for _, dl := range ds {
+		e, ok := eps[dl.WebhookID]
+		if !ok {
+			var err error
+			if e, err = d.store.WebhookEndpointByID(ctx, dl.BusinessID, dl.WebhookID); err != nil {
+				d.log.Warn("webhook delivery: reading the endpoint", slog.String("delivery", dl.ID), slog.Any("error", err))
+			}
+			eps[dl.WebhookID] = e
+		}
+		d.slots.take(dl.WebhookID)
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			d.deliver(ctx, e, dl)
+		}()
 	}
 }
 
@@ -165,51 +234,56 @@ func (d *Deliverer) fanOut(ctx context.Context) error {
 }
 
 // fanOutPage stores the deliveries of up to limit events and marks the
-// events dispatched, in the caller's transaction.
+// events dispatched, in the caller's transaction. The endpoints of a
+// business and type are looked up once per page.
 func fanOutPage(ctx context.Context, q payd.Queries, now time.Time, limit int) (int, error) {
 	evs, err := q.UndispatchedEvents(ctx, limit)
 	if err != nil || len(evs) == 0 {
 		return 0, err
 	}
 	ids := make([]string, len(evs))
+	endpoints := map[[2]string][]*payd.WebhookEndpoint{}
+	var all []*payd.WebhookDelivery
 	for i, ev := range evs {
 		ids[i] = ev.ID
-		eps, err := q.EndpointsFor(ctx, ev.BusinessID, ev.Type)
-		if err != nil {
-			return 0, err
+		key := [2]string{ev.BusinessID, ev.Type}
+		eps, ok := endpoints[key]
+		if !ok {
+			if eps, err = q.EndpointsFor(ctx, ev.BusinessID, ev.Type); err != nil {
+				return 0, err
+			}
+			endpoints[key] = eps
 		}
 		ds, err := payd.NewDeliveries(ev, eps, now)
 		if err != nil {
 			return 0, err
 		}
-		if err := q.CreateDeliveries(ctx, ds); err != nil {
-			return 0, err
-		}
+		all = append(all, ds...)
+	}
+	if err := q.CreateDeliveries(ctx, all); err != nil {
+		return 0, err
 	}
 	return len(evs), q.MarkEventsDispatched(ctx, ids, now)
 }
 
-// deliver makes one automatic attempt of a claimed delivery and saves
-// the outcome under the claim's version. An endpoint turned off drops it.
-func (d *Deliverer) deliver(ctx context.Context, dl *payd.WebhookDelivery) {
-	log := d.log.With(slog.String("delivery", dl.ID))
-	e, err := d.store.WebhookEndpointByID(ctx, dl.BusinessID, dl.WebhookID)
-	if err != nil {
-		log.Warn("webhook delivery: reading the endpoint", slog.Any("error", err))
-		return
-	}
-	if !e.Enabled {
+// deliver makes one automatic attempt of a claimed delivery to e (nil
+// when it could not be read) and hands the outcome to the saver. An
+// endpoint turned off drops it.
+func (d *Deliverer) deliver(ctx context.Context, e *payd.WebhookEndpoint, dl *payd.WebhookDelivery) {
+	defer d.slots.done(dl.WebhookID)
+	switch {
+	case e == nil:
+		return // its lease lapses and it is tried again
+	case !e.Enabled:
 		dl.Drop(payd.DropEndpointDisabled, d.clock.Now())
-	} else {
+	default:
 		a, headers, ended := d.Attempt(ctx, e, dl, payd.TriggerAutomatic)
 		if ctx.Err() != nil {
 			return // shutting down: the lease lapses and the attempt is made again
 		}
 		dl.Record(a, headers, ended, d.Retry)
 	}
-	if err := d.store.SaveDelivery(ctx, dl); err != nil && ctx.Err() == nil {
-		log.Warn("webhook delivery: saving the attempt", slog.Any("error", err))
-	}
+	d.saver.add(dl)
 }
 
 // Attempt posts dl's payload to e now, signed with the secrets e signs

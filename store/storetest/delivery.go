@@ -13,6 +13,7 @@ func testDelivery(t *testing.T, b *bundle) {
 	t.Run("FanOut", testDeliveryFanOut(b))
 	t.Run("ClaimAndSave", testDeliveryClaim(b))
 	t.Run("ClaimedOnce", testDeliveryClaimedOnce(b))
+	t.Run("ClaimSkipsBusyEndpoints", testDeliveryClaimSkip(b))
 	t.Run("ClaimOne", testClaimDelivery(b))
 	t.Run("List", testListDeliveries(b))
 	t.Run("DeletedWithTheEndpoint", testDeliveryCascade(b))
@@ -103,6 +104,31 @@ func testDeliveryClaim(b *bundle) func(t *testing.T) {
 		}
 		_, err = st.DeliveryByID(ctx, mustBusiness(t, ctx, st).ID, d.ID)
 		wantCode(t, err, payd.ErrNotFound)
+	}
+}
+
+// testDeliveryClaimSkip claims past the endpoints the loop names busy:
+// their due rows stay unleased, even when they are due first.
+func testDeliveryClaimSkip(b *bundle) func(t *testing.T) {
+	return func(t *testing.T) {
+		ctx, st := b.setup(t)
+		biz := mustBusiness(t, ctx, st)
+		busy := mustEndpoint(t, ctx, st, biz.ID, t0, nil, payd.EventTypeAll)
+		other := mustEndpoint(t, ctx, st, biz.ID, t0, nil, payd.EventTypeAll)
+		third := mustEndpoint(t, ctx, st, biz.ID, t0, nil, payd.EventTypeAll)
+		ev := mustEvent(t, ctx, st, biz.ID, payd.EventCustomerCreated, t0)
+		mustDeliveries(t, ctx, st, ev, t0, busy)
+		mustDeliveries(t, ctx, st, ev, t0.Add(time.Millisecond), other, third)
+		got, err := st.ClaimDueDeliveries(ctx, t0.Add(time.Second), t0.Add(time.Minute), 10, busy.ID, third.ID)
+		must(t, err)
+		if len(got) != 1 || got[0].WebhookID != other.ID {
+			t.Fatalf("claimed %+v, want only the delivery to %s", got, other.ID)
+		}
+		got, err = st.ClaimDueDeliveries(ctx, t0.Add(time.Second), t0.Add(time.Minute), 10)
+		must(t, err)
+		if len(got) != 2 || got[0].WebhookID != busy.ID {
+			t.Fatalf("without skipping, claimed %+v, want the two left, the busy endpoint's first", got)
+		}
 	}
 }
 

@@ -1,0 +1,162 @@
+package webhook
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"payd"
+)
+
+// slots count the delivery loop's attempts in flight, in all and per
+// endpoint, so that a claim takes only what there is room for and passes
+// over the endpoints that already have their share.
+type slots struct {
+	max, perEndpoint int
+	// freed wakes the loop when an attempt ends.
+	freed chan struct{}
+	// more is set when the last claim may have left due rows behind (it
+	// was full, or it passed over busy endpoints): a freed slot is then
+	// worth a claim.
+	more atomic.Bool
+
+	mu       sync.Mutex
+	inFlight int
+	endpoint map[string]int
+}
+
+func newSlots(max, perEndpoint int) slots {
+	return slots{max: max, perEndpoint: perEndpoint, freed: make(chan struct{}, 1), endpoint: map[string]int{}}
+}
+
+// room returns how many deliveries the next claim may take (at most
+// perEndpoint, so that one claim cannot hand one endpoint more than its
+// share twice over) and the endpoints it must pass over.
+func (s *slots) room() (n int, busy []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n = min(s.max-s.inFlight, s.perEndpoint)
+	if n <= 0 {
+		return 0, nil
+	}
+	for id, k := range s.endpoint {
+		if k >= s.perEndpoint {
+			busy = append(busy, id)
+		}
+	}
+	return n, busy
+}
+
+// take counts an attempt to the endpoint id.
+func (s *slots) take(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inFlight++
+	s.endpoint[id]++
+}
+
+// done counts an attempt to id off and wakes the loop.
+func (s *slots) done(id string) {
+	s.mu.Lock()
+	s.inFlight--
+	if s.endpoint[id]--; s.endpoint[id] <= 0 {
+		delete(s.endpoint, id)
+	}
+	s.mu.Unlock()
+	select {
+	case s.freed <- struct{}{}:
+	default:
+	}
+}
+
+// saveBatch caps how many results one transaction saves.
+const saveBatch = 256
+
+// saver saves the results of attempts in batches, one transaction each:
+// on PostgreSQL one commit instead of one per delivery, on SQLite one job
+// of the writer. Each row is still fenced by its own version, so a result
+// whose lease was taken over is discarded alone.
+type saver struct {
+	d    *Deliverer
+	wake chan struct{}
+
+	mu      sync.Mutex
+	pending []*payd.WebhookDelivery
+}
+
+// add queues dl to be saved and wakes the saving goroutine.
+func (s *saver) add(dl *payd.WebhookDelivery) {
+	s.mu.Lock()
+	s.pending = append(s.pending, dl)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// loop saves whatever is queued until stop is closed, then saves the rest.
+// Saving does not follow the loop's ctx: an attempt that ended is
+// recorded even while the loop shuts down.
+func (s *saver) loop(ctx context.Context, stop <-chan struct{}) {
+	ctx = context.WithoutCancel(ctx)
+	for {
+		select {
+		case <-s.wake:
+			s.flush(ctx)
+		case <-stop:
+			s.flush(ctx)
+			return
+		}
+	}
+}
+
+// flush saves everything queued, a batch per transaction.
+func (s *saver) flush(ctx context.Context) {
+	for {
+		s.mu.Lock()
+		batch := s.pending[:min(len(s.pending), saveBatch)]
+		s.pending = s.pending[len(batch):]
+		if len(s.pending) == 0 {
+			s.pending = nil
+		}
+		s.mu.Unlock()
+		if len(batch) == 0 {
+			return
+		}
+		s.save(ctx, batch)
+	}
+}
+
+// save writes batch in one transaction. A row whose lease was lost
+// (conflict) or whose endpoint was deleted (not_found) is skipped and
+// logged; any other failure drops the whole batch, whose leases then
+// lapse and whose deliveries are attempted again.
+func (s *saver) save(ctx context.Context, batch []*payd.WebhookDelivery) {
+	versions := make([]int, len(batch))
+	for i, dl := range batch {
+		versions[i] = dl.Version
+	}
+	var skipped []error
+	err := s.d.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		skipped = skipped[:0] // a transaction function may run again
+		for i, dl := range batch {
+			dl.Version = versions[i]
+			if err := q.SaveDelivery(ctx, dl); err != nil {
+				if code := payd.ErrorCode(err); code != payd.ErrConflict && code != payd.ErrNotFound {
+					return err
+				}
+				skipped = append(skipped, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.d.log.Warn("webhook delivery: saving attempts", slog.Int("deliveries", len(batch)), slog.Any("error", err))
+		return
+	}
+	for _, err := range skipped {
+		s.d.log.Warn("webhook delivery: saving the attempt", slog.Any("error", err))
+	}
+}
