@@ -50,6 +50,19 @@ func TestErrorsAsSentences(t *testing.T) {
 			t.Errorf("%s: %d, want %d with %q and no %q:\n%s", c.name, status, c.status, c.want, c.code, body)
 		}
 	}
+	// Another site's page cannot submit the form.
+	req, _ := http.NewRequest("POST", page, strings.NewReader(form("ada@example.com").Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-site form: %d, want 403", res.StatusCode)
+	}
+
 	// The email field is there, labelled, and keeps what was typed.
 	if _, body := postForm(t, page, form("mallory@example.com")); !strings.Contains(body, `<label for="email">`) ||
 		!strings.Contains(body, `value="mallory@example.com"`) {
@@ -73,7 +86,7 @@ func TestErrorsAsSentences(t *testing.T) {
 	// A payment the business canceled says so.
 	pay := s.payment(nil)
 	s.must("POST", "/payments/"+pay["id"].(string)+"/cancel", s.key, map[string]any{})
-	res, err := http.Get(pay["url"].(string))
+	res, err = http.Get(pay["url"].(string))
 	if err != nil {
 		t.Fatal(err)
 	}

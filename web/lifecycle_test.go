@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // TestUnderpaidThenRemainder sends too little: the page shows how much is
@@ -71,15 +74,21 @@ func TestUnderpaidThenRemainder(t *testing.T) {
 
 // TestExpiredThenNewQuote lets a quote run out on the service clock: the
 // page turns to expired without a reload and its button opens a fresh
-// quote in the same coin.
+// quote in the same coin. It is all done with the keyboard.
 func TestExpiredThenNewQuote(t *testing.T) {
 	s := startPayd(t)
 	link := s.link(nil)
 	b := newBrowser(t, desktop)
 	b.open(link["url"].(string))
-	b.click(`input[name="option"][value="ETH/ethereum"]`)
-	b.click(`form.choose button[type="submit"]`)
-	b.run(chromedpWait(`#quote-address`))
+	// The eighth coin (ETH on ethereum) by arrow keys, sent with Enter.
+	steps := []chromedp.Action[chromedp.Void]{chromedp.Focus(chromedp.CSS(`input[name="option"]`))}
+	for range 7 {
+		steps = append(steps, chromedp.KeyEvent(kb.ArrowDown))
+	}
+	b.run(append(steps, chromedp.KeyEvent(kb.Enter), chromedpWait(`#quote-address`))...)
+	if got := b.text("#quote-network"); got != "Ethereum" || !strings.Contains(b.text(".warning"), "Ether (ETH)") {
+		t.Fatalf("keyboard choice gave %q", got)
+	}
 	first := checkoutID(t, b.location())
 	if got := b.text(".countdown"); !strings.HasPrefix(got, "14:") && !strings.HasPrefix(got, "15:") {
 		t.Fatalf("countdown shows %q, want about 15 minutes", got)
@@ -90,8 +99,7 @@ func TestExpiredThenNewQuote(t *testing.T) {
 	b.checkNoReload()
 	b.screenshot("expired")
 	b.checkA11y()
-	b.click(`#new-quote`)
-	b.run(chromedpWait(`#quote-address`))
+	b.run(chromedp.Focus(chromedp.CSS(`#new-quote`)), chromedp.KeyEvent(kb.Enter), chromedpWait(`#quote-address`))
 	second := checkoutID(t, b.location())
 	if second == first {
 		t.Fatal("the new quote is the old checkout")

@@ -7,10 +7,10 @@ import "net/http"
 // and GET …/status for the live part that the page's script polls.
 func (h *Handler) routes() {
 	h.mux.Handle("GET /l/{code}", pageRoute(h.showLink))
-	h.mux.Handle("POST /l/{code}", pageRoute(h.openLinkCheckout))
+	h.mux.Handle("POST /l/{code}", formRoute(h.openLinkCheckout))
 	h.mux.Handle("GET /l/{code}/status", pageRoute(h.checkoutStatus))
 	h.mux.Handle("GET /p/{code}", pageRoute(h.showPayment))
-	h.mux.Handle("POST /p/{code}", pageRoute(h.openPaymentCheckout))
+	h.mux.Handle("POST /p/{code}", formRoute(h.openPaymentCheckout))
 	h.mux.Handle("GET /p/{code}/status", pageRoute(h.checkoutStatus))
 	h.mux.Handle("GET /static/", secure(staticFiles(), false))
 	h.mux.Handle("/", pageRoute(h.notFound))
@@ -26,6 +26,14 @@ func (h *Handler) Mount(mux *http.ServeMux) {
 
 // pageRoute wraps a page handler with the security headers of a page.
 func pageRoute(f http.HandlerFunc) http.Handler { return secure(f, true) }
+
+// crossOrigin refuses forms that another site's page submits (by the
+// browser's Sec-Fetch-Site and Origin headers): a checkout opens only from
+// its own page.
+var crossOrigin = http.NewCrossOriginProtection()
+
+// formRoute is a page route that takes a form.
+func formRoute(f http.HandlerFunc) http.Handler { return pageRoute(crossOrigin.Handler(f).ServeHTTP) }
 
 // contentSecurityPolicy allows only this origin's script and styles, no
 // inline code of either kind, images from here or data: URIs (the QR
