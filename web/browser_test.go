@@ -22,8 +22,9 @@ type viewport struct {
 }
 
 var (
-	phone   = viewport{"phone", 390, 844, true}
-	desktop = viewport{"desktop", 1280, 900, false}
+	phone      = viewport{"phone", 390, 844, true}
+	smallPhone = viewport{"small-phone", 360, 740, true}
+	desktop    = viewport{"desktop", 1280, 900, false}
 )
 
 // chromiumPath finds Debian's Chromium. Outside CI a machine without it
@@ -264,5 +265,14 @@ func (b *browser) checkNoThirdParty() {
 		.filter(n => !n.startsWith(location.origin + "/") && !n.startsWith("data:"))`)
 	if len(others) > 0 {
 		b.t.Errorf("third-party requests: %v", others)
+	}
+}
+
+// checkFits fails when the page is wider than the viewport, which on a
+// phone means sideways scrolling.
+func (b *browser) checkFits() {
+	b.t.Helper()
+	if w := evalAs[int](b, `document.documentElement.scrollWidth`); w > int(b.vp.width) {
+		b.t.Errorf("the page is %d px wide on a %d px screen", w, b.vp.width)
 	}
 }

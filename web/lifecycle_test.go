@@ -17,8 +17,9 @@ import (
 func TestUnderpaidThenRemainder(t *testing.T) {
 	s := startPayd(t)
 	link := s.link(nil)
-	b := newBrowser(t, phone)
+	b := newBrowser(t, smallPhone)
 	b.open(link["url"].(string))
+	b.checkFits()
 	b.click(`input[name="option"][value="BTC/bitcoin"]`)
 	b.click(`form.choose button[type="submit"]`)
 	b.run(chromedpWait(`#quote-address`))
@@ -44,6 +45,7 @@ func TestUnderpaidThenRemainder(t *testing.T) {
 		t.Fatalf("the rest goes to %q, want the same address %q", got, q["address"])
 	}
 	b.screenshot("underpaid")
+	b.checkFits()
 	b.checkA11y()
 
 	// The quote ends: the page says so, still without a reload.

@@ -49,6 +49,7 @@ func payOnPage(t *testing.T, s *paydServer, b *browser, pageURL, option, amount,
 		t.Fatalf("no network warning: %q", b.text(".warning"))
 	}
 	b.screenshot("quote")
+	b.checkFits()
 	b.checkA11y()
 	b.markPage()
 	if amount == "" {
