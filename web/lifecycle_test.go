@@ -65,6 +65,9 @@ func TestUnderpaidThenRemainder(t *testing.T) {
 	if got, want := b.text("#quote-amount"), remChk["crypto"].(map[string]any)["amount"]; got != want {
 		t.Fatalf("remainder amount %q, want %q", got, want)
 	}
+	if b.text("#remainder-note") == "" || evalAs[int](b, `document.querySelectorAll(".other").length`) != 0 {
+		t.Fatal("a remainder's page must say so and offer no other coin")
+	}
 	b.screenshot("remainder")
 	b.checkA11y()
 	b.markPage()

@@ -48,6 +48,7 @@ var english = map[string]string{
 	"quote.copy_amount":               "Copy amount",
 	"quote.copy_address":              "Copy address",
 	"quote.copied":                    "Copied",
+	"quote.remainder":                 "This quote collects the rest of an earlier payment that was short.",
 	"quote.refresh":                   "Refresh status",
 	"status.heading":                  "Payment status",
 	"status.open":                     "Waiting for your payment.",

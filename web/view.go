@@ -71,6 +71,7 @@ type checkoutView struct {
 	Signature     string
 	TakesPayments bool   // the address still takes funds
 	Email         string // sent again with a new quote
+	Remainder     bool   // collects the unpaid rest of a payment; no other coin
 }
 
 // priceText renders minor units of a currency as "12.50 USD".
@@ -126,7 +127,7 @@ func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
 		v.Overpaid = *q.OverpaidAmount
 	}
 	v.State, v.StatusText = state(m, c, v)
-	v.Email = c.Email
+	v.Email, v.Remainder = c.Email, c.Remainder
 	// While underpaid, what is left to send is the rest: the amount, the
 	// URI and its QR code all ask for just that.
 	if v.State == "underpaid" && v.Remaining != "" {
