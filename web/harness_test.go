@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"payd/clock"
 )
 
 // The browser tests start the real payd binary (serve --dev on a fresh
@@ -226,4 +228,17 @@ func (s *paydServer) mine(network string, count int) {
 // advance moves the service clock.
 func (s *paydServer) advance(seconds int) {
 	s.must("POST", "/devnet/clock", "", map[string]any{"advance_seconds": seconds})
+}
+
+// waitCheckout reads a checkout until ok accepts it, for 20 s at most.
+func (s *paydServer) waitCheckout(id string, ok func(map[string]any) bool) map[string]any {
+	s.t.Helper()
+	clk := clock.Real{}
+	for end := clk.Now().Add(20 * time.Second); clk.Now().Before(end); <-clk.NewTimer(100 * time.Millisecond).C() {
+		if c := s.checkout(id); ok(c) {
+			return c
+		}
+	}
+	s.t.Fatalf("checkout %s never reached the awaited state: %v", id, s.checkout(id))
+	return nil
 }

@@ -114,6 +114,17 @@ func TestExpiredThenNewQuote(t *testing.T) {
 		t.Fatalf("new quote: %v", c)
 	}
 	b.waitState("open")
+
+	// The customer paid the first quote anyway, after its end: once
+	// confirmed it waits for the business's review, and its page says so.
+	old := s.checkout(first)
+	s.send(old, old["crypto"].(map[string]any)["amount"].(string))
+	s.mine("ethereum", 12)
+	s.waitCheckout(first, func(c map[string]any) bool { return c["review_reason"] != nil })
+	b.open(link["url"].(string) + "?checkout=" + first)
+	b.waitState("review")
+	b.screenshot("review")
+	b.checkA11y()
 }
 
 // TestArchivedLink shows the not-found page, with a 404, for an archived
