@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // postForm submits a page's form as a browser without JavaScript would.
@@ -94,6 +95,24 @@ func TestErrorsAsSentences(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 || !strings.Contains(string(body), "canceled by the business") || strings.Contains(string(body), `name="option"`) {
 		t.Errorf("canceled payment: %d\n%s", res.StatusCode, body)
+	}
+
+	// A payment past its expires_at says so.
+	created, err := time.Parse(time.RFC3339, pay["created_at"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := s.payment(map[string]any{"expires_at": created.Add(time.Hour).Format(time.RFC3339)})
+	s.advance(3700)
+	s.waitPayment(exp["id"].(string), "expired")
+	res, err = http.Get(exp["url"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(body), "This payment request has expired") || strings.Contains(string(body), `name="option"`) {
+		t.Errorf("expired payment: %d\n%s", res.StatusCode, body)
 	}
 
 	// The blocked customer's sentence as a browser shows it.

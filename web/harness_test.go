@@ -242,3 +242,15 @@ func (s *paydServer) waitCheckout(id string, ok func(map[string]any) bool) map[s
 	s.t.Fatalf("checkout %s never reached the awaited state: %v", id, s.checkout(id))
 	return nil
 }
+
+// waitPayment reads a payment until it has status, for 20 s at most.
+func (s *paydServer) waitPayment(id, status string) {
+	s.t.Helper()
+	clk := clock.Real{}
+	for end := clk.Now().Add(20 * time.Second); clk.Now().Before(end); <-clk.NewTimer(100 * time.Millisecond).C() {
+		if p := s.must("GET", "/payments/"+id, s.key, nil); p["status"] == status {
+			return
+		}
+	}
+	s.t.Fatalf("payment %s never became %s", id, status)
+}
