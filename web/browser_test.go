@@ -203,7 +203,8 @@ func (b *browser) checkA11y() {
 }
 
 // decodeQR decodes the quote's QR code in the page with jsQR, drawing the
-// image as Chromium shows it, and returns the text it holds.
+// image at the size the page shows it (scaled like image-rendering:
+// pixelated), and returns the text it holds.
 func (b *browser) decodeQR() string {
 	b.t.Helper()
 	src := tool(b.t, "PAYD_JSQR_JS")
@@ -214,9 +215,11 @@ func (b *browser) decodeQR() string {
 	text := evalAs[string](b, `(() => {
 		const img = document.getElementById("quote-qr");
 		const c = document.createElement("canvas");
-		c.width = img.naturalWidth; c.height = img.naturalHeight;
+		const r0 = img.getBoundingClientRect();
+		c.width = Math.round(r0.width); c.height = Math.round(r0.height);
 		const x = c.getContext("2d");
-		x.drawImage(img, 0, 0);
+		x.imageSmoothingEnabled = false;
+		x.drawImage(img, 0, 0, c.width, c.height);
 		const d = x.getImageData(0, 0, c.width, c.height);
 		const r = jsQR(d.data, c.width, c.height);
 		return r ? r.data : "";

@@ -40,6 +40,7 @@ var english = map[string]string{
 	"quote.fee":                       "Network fee",
 	"quote.fee_value":                 "About %s %s, paid by your wallet on top of the amount.",
 	"quote.fee_unknown":               "Your wallet shows the network fee before you send.",
+	"quote.reference_warning":         "Pay by scanning the QR code or with Open in wallet: they add the reference that links your transfer to this payment. A transfer typed in by hand to the address cannot be matched.",
 	"quote.qr_alt":                    "QR code of the payment request for %s %s",
 	"quote.open_wallet":               "Open in wallet",
 	"quote.time_left":                 "Time left to send",

@@ -48,6 +48,10 @@ func payOnPage(t *testing.T, s *paydServer, b *browser, pageURL, option, amount,
 	if !strings.Contains(b.text(".warning"), "network") {
 		t.Fatalf("no network warning: %q", b.text(".warning"))
 	}
+	// On solana only the URI carries the Solana Pay reference to a wallet.
+	if hasRef := evalAs[bool](b, `!!document.getElementById("reference-warning")`); hasRef != (q["network"] == "solana") {
+		t.Fatalf("reference warning shown: %v on %s", hasRef, q["network"])
+	}
 	b.screenshot("quote")
 	b.checkFits()
 	b.checkA11y()
@@ -57,12 +61,13 @@ func payOnPage(t *testing.T, s *paydServer, b *browser, pageURL, option, amount,
 	}
 	s.send(chk, amount)
 	b.waitState("detected")
+	required := int(chk["confirmations"].(map[string]any)["required"].(float64))
 	s.mine(q["network"].(string), 1)
 	b.waitState("confirming")
-	if got := b.text("#status-text"); !strings.Contains(got, "1 of 2") {
-		t.Fatalf("confirmations shown as %q", got)
+	if got := b.text("#status-text"); !strings.Contains(got, fmt.Sprintf("1 of %d", required)) {
+		t.Fatalf("confirmations shown as %q, want 1 of %d", got, required)
 	}
-	s.mine(q["network"].(string), 1)
+	s.mine(q["network"].(string), required-1)
 	b.waitState(final)
 	b.checkNoReload()
 	return chk
@@ -100,16 +105,21 @@ func TestLinkPagePaid(t *testing.T) {
 	}
 }
 
-// TestPaymentPagePaid pays an API payment's page on a phone and on a
-// desktop; its success_url is followed once paid.
+// TestPaymentPagePaid pays an API payment's page on a phone (bitcoin) and
+// on a desktop (USDC on solana, with its Solana Pay reference); its
+// success_url is followed once paid.
 func TestPaymentPagePaid(t *testing.T) {
 	s := startPayd(t)
-	for _, vp := range []viewport{phone, desktop} {
+	for _, tc := range []struct {
+		vp     viewport
+		option string
+	}{{phone, "BTC/bitcoin"}, {desktop, "USDC/solana"}} {
+		vp := tc.vp
 		t.Run(vp.name, func(t *testing.T) {
 			s.t = t
 			pay := s.payment(map[string]any{"success_url": s.origin + "/healthz?paid=" + vp.name})
 			b := newBrowser(t, vp)
-			payOnPage(t, s, b, pay["url"].(string), "BTC/bitcoin", "", "succeeded")
+			payOnPage(t, s, b, pay["url"].(string), tc.option, "", "succeeded")
 			b.screenshot("paid")
 			b.waitURL("/healthz?paid=" + vp.name)
 		})

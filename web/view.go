@@ -72,6 +72,7 @@ type checkoutView struct {
 	TakesPayments bool   // the address still takes funds
 	Email         string // sent again with a new quote
 	Remainder     bool   // collects the unpaid rest of a payment; no other coin
+	Reference     string // Solana Pay reference: only the URI carries it to a wallet
 }
 
 // priceText renders minor units of a currency as "12.50 USD".
@@ -128,6 +129,9 @@ func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
 	}
 	v.State, v.StatusText = state(m, c, v)
 	v.Email, v.Remainder = c.Email, c.Remainder
+	if q.Reference != nil {
+		v.Reference = *q.Reference
+	}
 	// While underpaid, what is left to send is the rest: the amount, the
 	// URI and its QR code all ask for just that.
 	if v.State == "underpaid" && v.Remaining != "" {

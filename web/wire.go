@@ -92,6 +92,7 @@ type quote struct {
 	Network             string  `json:"network"`
 	Amount              string  `json:"amount"`
 	Address             string  `json:"address"`
+	Reference           *string `json:"reference"`
 	PaymentURI          string  `json:"payment_uri"`
 	ReceivedAmount      string  `json:"received_amount"`
 	RemainingAmount     *string `json:"remaining_amount"`
