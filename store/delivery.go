@@ -53,22 +53,44 @@ func (q *queries) MarkEventsDispatched(ctx context.Context, ids []string, at tim
 	return err
 }
 
-// insertDelivery stores one delivery.
-var insertDelivery = `INSERT INTO webhook_deliveries (` + deliveryColumns + `) VALUES (` + placeholders(1, 18) + `)`
+// insertChunks are the row counts of the INSERTs CreateDeliveries makes,
+// largest first: three statement texts for the statement cache, and 18
+// parameters a row stays well inside both databases' limits.
+var insertChunks = []int{100, 10, 1}
 
-// CreateDeliveries stores new deliveries, one statement each: an event
-// has a few endpoints, and one statement text keeps the cache small.
+// CreateDeliveries stores new deliveries, many rows per statement: a
+// fan-out page stores hundreds at once, and one statement per row was most
+// of its cost.
 func (q *queries) CreateDeliveries(ctx context.Context, ds []*payd.WebhookDelivery) (err error) {
 	if len(ds) == 0 {
 		return nil
 	}
 	defer fail(&err, "webhook delivery", "store.CreateDeliveries(%s)", ds[0].ID)
-	for _, d := range ds {
-		args, err := deliveryArgs(d)
-		if err != nil {
-			return err
+	for len(ds) > 0 {
+		size := insertChunks[len(insertChunks)-1]
+		for _, n := range insertChunks {
+			if len(ds) >= n {
+				size = n
+				break
+			}
 		}
-		if _, err := q.ex.ExecContext(ctx, insertDelivery, args...); err != nil {
+		chunk := ds[:size]
+		ds = ds[len(chunk):]
+		args := make([]any, 0, 18*len(chunk))
+		var sb strings.Builder
+		sb.WriteString(`INSERT INTO webhook_deliveries (` + deliveryColumns + `) VALUES `)
+		for i, d := range chunk {
+			row, err := deliveryArgs(d)
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString("(" + placeholders(len(args)+1, 18) + ")")
+			args = append(args, row...)
+		}
+		if _, err := q.ex.ExecContext(ctx, sb.String(), args...); err != nil {
 			return err
 		}
 	}
@@ -79,7 +101,11 @@ func (q *queries) CreateDeliveries(ctx context.Context, ds []*payd.WebhookDelive
 // payd.DeliveryStore. The subquery walks the partial index
 // webhook_deliveries_due in due order; rows of the endpoints in skip (the
 // loop's busy ones) are passed over there, so they cost a look each but
-// are never leased.
+// are never leased. A claimed row is also due again at the lease's end:
+// that is when it must be attempted if its holder vanishes, and it takes
+// the rows in flight out of the way of the next claim's walk (the holder
+// saves the real next attempt; the payd.DeliveryStore contract is kept,
+// since a leased row is not claimable before then anyway).
 func (q *queries) ClaimDueDeliveries(ctx context.Context, now, until time.Time, limit int, skip ...string) (_ []*payd.WebhookDelivery, err error) {
 	defer fail(&err, "webhook delivery", "store.ClaimDueDeliveries")
 	lock := ""
@@ -96,7 +122,8 @@ func (q *queries) ClaimDueDeliveries(ctx context.Context, now, until time.Time, 
 		}
 		except = " AND webhook_id NOT IN (" + strings.Join(marks, ", ") + ")"
 	}
-	return scanDeliveries(q.ex.QueryContext(ctx, `UPDATE webhook_deliveries SET lease_until = $1, version = version + 1
+	return scanDeliveries(q.ex.QueryContext(ctx, `UPDATE webhook_deliveries SET lease_until = $1, next_attempt_at = $1,
+			version = version + 1
 		WHERE id IN (SELECT id FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= $2
 			AND (lease_until IS NULL OR lease_until <= $2)`+except+` ORDER BY next_attempt_at, id LIMIT $3`+lock+`)
 		RETURNING `+deliveryColumns, args...))

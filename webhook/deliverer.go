@@ -50,10 +50,10 @@ func (o DelivererOptions) withDefaults() DelivererOptions {
 		o.Page = 200
 	}
 	if o.Workers <= 0 {
-		o.Workers = 512
+		o.Workers = 1024
 	}
 	if o.PerEndpoint <= 0 {
-		o.PerEndpoint = 16
+		o.PerEndpoint = 64
 	}
 	return o
 }
@@ -131,7 +131,7 @@ func (d *Deliverer) loop(ctx context.Context) {
 		case <-poll.C():
 			var evs []*payd.Event
 			if evs, err = d.store.UndispatchedEvents(ctx, 1); err == nil && len(evs) > 0 {
-				err = d.run(ctx)
+				err = d.fanOut(ctx)
 			}
 		case <-d.slots.freed:
 			if d.slots.more.Load() {
@@ -164,7 +164,7 @@ func (d *Deliverer) RunOnce(ctx context.Context) error {
 	return err
 }
 
-// run fans out, then claims.
+// run fans out, then claims whatever is due.
 func (d *Deliverer) run(ctx context.Context) error {
 	if err := d.fanOut(ctx); err != nil {
 		return err
@@ -174,22 +174,25 @@ func (d *Deliverer) run(ctx context.Context) error {
 
 // claim leases due deliveries while there are free slots and starts an
 // attempt for each. Each claim takes at most PerEndpoint rows and passes
-// over the endpoints that have PerEndpoint attempts in flight.
+// over the endpoints that have PerEndpoint attempts in flight; the rows it
+// passes over still cost a look each, so it does not claim again just to
+// look past an endpoint it has just filled: when a full claim went to one
+// endpoint alone, the next claim waits for that endpoint to get a slot back
+// (slots.done), for new events or for the tick.
 func (d *Deliverer) claim(ctx context.Context) error {
+	d.slots.more.Store(false)
 	for {
 		n, skip := d.slots.room()
 		if n == 0 {
-			return nil
+			return nil // slots.done sets more when a slot frees up
 		}
 		now := d.clock.Now()
 		ds, err := d.store.ClaimDueDeliveries(ctx, now, now.Add(d.opts.Lease), n, skip...)
 		if err != nil {
 			return err
 		}
-		// Due rows may be left behind: a full claim, or rows passed over.
-		d.slots.more.Store(len(ds) == n || len(skip) > 0)
 		d.start(ctx, ds)
-		if len(ds) < n {
+		if len(ds) < n || d.slots.filled(ds) {
 			return nil
 		}
 	}
@@ -209,38 +212,83 @@ func (d *Deliverer) start(ctx context.Context, ds []*payd.WebhookDelivery) {
 			eps[dl.WebhookID] = e
 		}
 		d.slots.take(dl.WebhookID)
-		d.wg.Add(1)
-		go func() {
-			defer d.wg.Done()
-			d.deliver(ctx, e, dl)
-		}()
+		d.attempt(ctx, e, dl)
 	}
 }
 
+// attempt starts the attempt of dl to e in its own goroutine; its slot
+// is taken.
+func (d *Deliverer) attempt(ctx context.Context, e *payd.WebhookEndpoint, dl *payd.WebhookDelivery) {
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		d.deliver(ctx, e, dl)
+	}()
+}
+
 // fanOut turns undispatched events into deliveries, a page per
-// transaction, until none is left.
+// transaction, until none is left. A new delivery whose endpoint has a
+// free slot is stored already leased and attempted as soon as the page
+// commits, with the endpoint the transaction read: no claim stands
+// between an event's commit and its first attempt. The others are stored
+// due, and a claim picks them up when slots free up.
 func (d *Deliverer) fanOut(ctx context.Context) error {
 	for {
-		n := 0
+		var p fanPage
 		err := d.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
-			var err error
-			n, err = fanOutPage(ctx, q, d.clock.Now(), d.opts.Page)
-			return err
+			p.release(&d.slots) // a transaction function may run again
+			p = fanPage{}
+			return d.fanOutPage(ctx, q, &p)
 		})
-		if err != nil || n < d.opts.Page {
+		if err != nil {
+			p.release(&d.slots)
 			return err
+		}
+		for _, h := range p.handoff {
+			d.attempt(ctx, h.e, h.dl)
+		}
+		if p.left {
+			d.slots.more.Store(true)
+			if err := d.claim(ctx); err != nil {
+				return err
+			}
+		}
+		if p.events < d.opts.Page {
+			return nil
 		}
 	}
 }
 
-// fanOutPage stores the deliveries of up to limit events and marks the
+// fanPage is what one fan-out transaction did.
+type fanPage struct {
+	events  int
+	handoff []handoff // leased at creation, to attempt once committed
+	left    bool      // deliveries stored due for want of any free slot
+}
+
+// handoff is a delivery leased at its creation, with its endpoint.
+type handoff struct {
+	e  *payd.WebhookEndpoint
+	dl *payd.WebhookDelivery
+}
+
+// release gives back the slots of a page that did not commit.
+func (p *fanPage) release(s *slots) {
+	for _, h := range p.handoff {
+		s.untake(h.dl.WebhookID)
+	}
+}
+
+// fanOutPage stores the deliveries of up to Page events and marks the
 // events dispatched, in the caller's transaction. The endpoints of a
 // business and type are looked up once per page.
-func fanOutPage(ctx context.Context, q payd.Queries, now time.Time, limit int) (int, error) {
-	evs, err := q.UndispatchedEvents(ctx, limit)
+func (d *Deliverer) fanOutPage(ctx context.Context, q payd.Queries, p *fanPage) error {
+	evs, err := q.UndispatchedEvents(ctx, d.opts.Page)
 	if err != nil || len(evs) == 0 {
-		return 0, err
+		return err
 	}
+	now := d.clock.Now()
+	until := now.Add(d.opts.Lease)
 	ids := make([]string, len(evs))
 	endpoints := map[[2]string][]*payd.WebhookEndpoint{}
 	var all []*payd.WebhookDelivery
@@ -250,20 +298,42 @@ func fanOutPage(ctx context.Context, q payd.Queries, now time.Time, limit int) (
 		eps, ok := endpoints[key]
 		if !ok {
 			if eps, err = q.EndpointsFor(ctx, ev.BusinessID, ev.Type); err != nil {
-				return 0, err
+				return err
 			}
 			endpoints[key] = eps
 		}
 		ds, err := payd.NewDeliveries(ev, eps, now)
 		if err != nil {
-			return 0, err
+			return err
+		}
+		for _, dl := range ds {
+			if ok, full := d.slots.tryTake(dl.WebhookID); !ok {
+				// Rows of a busy endpoint wait for it to free a slot;
+				// rows left for want of any slot need a claim then.
+				p.left = p.left || full
+				continue
+			}
+			// Leased like a claim does it: due again when the lease ends.
+			dl.LeaseUntil, dl.NextAttemptAt = &until, &until
+			p.handoff = append(p.handoff, handoff{endpointOf(eps, dl.WebhookID), dl})
 		}
 		all = append(all, ds...)
 	}
 	if err := q.CreateDeliveries(ctx, all); err != nil {
-		return 0, err
+		return err
 	}
-	return len(evs), q.MarkEventsDispatched(ctx, ids, now)
+	p.events = len(evs)
+	return q.MarkEventsDispatched(ctx, ids, now)
+}
+
+// endpointOf returns the endpoint id of eps.
+func endpointOf(eps []*payd.WebhookEndpoint, id string) *payd.WebhookEndpoint {
+	for _, e := range eps {
+		if e.ID == id {
+			return e
+		}
+	}
+	return nil
 }
 
 // deliver makes one automatic attempt of a claimed delivery to e (nil

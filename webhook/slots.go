@@ -56,9 +56,55 @@ func (s *slots) take(id string) {
 	s.endpoint[id]++
 }
 
-// done counts an attempt to id off and wakes the loop.
+// tryTake counts an attempt to the endpoint id if there is room for it,
+// in all and for the endpoint; it reports whether it did, and whether
+// every slot was taken.
+func (s *slots) tryTake(id string) (ok, full bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inFlight >= s.max {
+		return false, true
+	}
+	if s.endpoint[id] >= s.perEndpoint {
+		return false, false
+	}
+	s.inFlight++
+	s.endpoint[id]++
+	return true, false
+}
+
+// filled reports whether ds all went to one endpoint that now has its
+// full share.
+func (s *slots) filled(ds []*payd.WebhookDelivery) bool {
+	for _, dl := range ds[1:] {
+		if dl.WebhookID != ds[0].WebhookID {
+			return false
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(ds) > 0 && s.endpoint[ds[0].WebhookID] >= s.perEndpoint
+}
+
+// untake counts a slot taken for nothing off.
+func (s *slots) untake(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inFlight--
+	if s.endpoint[id]--; s.endpoint[id] <= 0 {
+		delete(s.endpoint, id)
+	}
+}
+
+// done counts an attempt to id off and wakes the loop. When this frees
+// the endpoint's share (it had exactly its share), or the first of all
+// slots, claims may have passed rows over that now have room, so the
+// freed slot is worth a claim.
 func (s *slots) done(id string) {
 	s.mu.Lock()
+	if s.endpoint[id] == s.perEndpoint || s.inFlight >= s.max {
+		s.more.Store(true)
+	}
 	s.inFlight--
 	if s.endpoint[id]--; s.endpoint[id] <= 0 {
 		delete(s.endpoint, id)
