@@ -1,11 +1,14 @@
 package web_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	qrcode "github.com/skip2/go-qrcode"
 )
 
 // payOnPage picks a coin on an open page, checks the quote the page shows
@@ -41,6 +44,15 @@ func payOnPage(t *testing.T, s *paydServer, b *browser, pageURL, option, amount,
 	}
 	if got := b.attr("#wallet-link", "href"); got != q["payment_uri"] {
 		t.Fatalf("wallet link %q, want %q", got, q["payment_uri"])
+	}
+	// The image is the QR code of exactly the payment URI (checked without
+	// npm too), and it decodes to it as the page shows it.
+	png, err := qrcode.Encode(q["payment_uri"].(string), qrcode.Medium, -6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.attr("#quote-qr", "src"); got != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(png) {
+		t.Fatalf("the QR image is not the code of %q", q["payment_uri"])
 	}
 	if got := b.decodeQR(); got != "" && got != q["payment_uri"] {
 		t.Fatalf("QR code holds %q, want %q", got, q["payment_uri"])
