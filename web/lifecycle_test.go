@@ -174,3 +174,34 @@ func checkSecurityHeaders(t *testing.T, h http.Header) {
 		}
 	}
 }
+
+// TestAnotherCoin replaces an open quote with one in another coin: the
+// same payment, the old checkout canceled as replaced, and its address
+// (a stale tab, a reload) leading to the new one.
+func TestAnotherCoin(t *testing.T) {
+	s := startPayd(t)
+	link := s.link(nil)
+	b := newBrowser(t, phone)
+	b.open(link["url"].(string))
+	b.click(`input[name="option"][value="BTC/bitcoin"]`)
+	b.click(`form.choose button[type="submit"]`)
+	b.run(chromedpWait(`#quote-address`))
+	first := s.checkout(checkoutID(t, b.location()))
+	b.click(`details.other summary`)
+	b.click(`details.other input[name="option"][value="USDC/polygon"]`)
+	b.click(`details.other button[type="submit"]`)
+	b.run(chromedpWait(`#quote-address`))
+	second := s.checkout(checkoutID(t, b.location()))
+	if second["id"] == first["id"] || second["payment_id"] != first["payment_id"] ||
+		second["crypto"].(map[string]any)["asset"] != "USDC" || b.text("#quote-network") != "Polygon" {
+		t.Fatalf("another coin gave %v after %v", second, first)
+	}
+	if old := s.checkout(first["id"].(string)); old["status"] != "canceled" || old["replaced_by"] != second["id"] {
+		t.Fatalf("the first quote is %v, want canceled and replaced", old)
+	}
+	b.open(link["url"].(string) + "?checkout=" + first["id"].(string))
+	b.run(chromedpWait(`#quote-address`))
+	if got := checkoutID(t, b.location()); got != second["id"] {
+		t.Fatalf("the old quote's address leads to %s, want %s", got, second["id"])
+	}
+}
