@@ -168,11 +168,12 @@ func (p *loadProducer) bulk(bizID string, n int) {
 }
 
 // paced offers rate events a second for d, each in its own transaction
-// from a pool of 64 goroutines, and returns their ids.
+// from a pool of 16 goroutines (PostgreSQL's pool has 16 connections, and
+// waiters beyond it would only queue for them), and returns their ids.
 func (p *loadProducer) paced(bizID string, rate int, d time.Duration) []string {
 	jobs := make(chan *payd.Event, rate)
 	var wg sync.WaitGroup
-	for range 64 {
+	for range 16 {
 		wg.Go(func() {
 			for ev := range jobs {
 				p.commit(ev)

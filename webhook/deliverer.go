@@ -27,7 +27,8 @@ type DelivererOptions struct {
 	// Page is how many events one fan-out transaction handles.
 	Page int
 	// Workers bounds the deliveries held at once: attempts in flight and
-	// results waiting to be saved. Each attempt has its own goroutine.
+	// results waiting to be saved, so that attempts never outrun saving.
+	// Each attempt has its own goroutine.
 	Workers int
 	// PerEndpoint bounds one endpoint's attempts in flight, softly: a
 	// claim passes over an endpoint that has this many, and one claim
@@ -53,7 +54,7 @@ func (o DelivererOptions) withDefaults() DelivererOptions {
 		o.Workers = 1024
 	}
 	if o.PerEndpoint <= 0 {
-		o.PerEndpoint = 64
+		o.PerEndpoint = 32
 	}
 	return o
 }
@@ -85,7 +86,7 @@ func NewDeliverer(st payd.Store, s *Sender, clk clock.Clock, log *slog.Logger, o
 	o = o.withDefaults()
 	d := &Deliverer{store: st, sender: s, clock: clk, log: log, opts: o,
 		slots: newSlots(o.Workers, o.PerEndpoint)}
-	d.saver = saver{d: d, wake: make(chan struct{}, 1)}
+	d.saver = newSaver(d)
 	return d
 }
 
@@ -161,6 +162,7 @@ func (d *Deliverer) RunOnce(ctx context.Context) error {
 	err := d.run(ctx)
 	d.wg.Wait()
 	d.saver.flush(context.WithoutCancel(ctx))
+	d.saver.wg.Wait()
 	return err
 }
 
@@ -343,13 +345,15 @@ func (d *Deliverer) deliver(ctx context.Context, e *payd.WebhookEndpoint, dl *pa
 	defer d.slots.done(dl.WebhookID)
 	switch {
 	case e == nil:
-		return // its lease lapses and it is tried again
+		d.slots.release(1) // its lease lapses and it is tried again
+		return
 	case !e.Enabled:
 		dl.Drop(payd.DropEndpointDisabled, d.clock.Now())
 	default:
 		a, headers, ended := d.Attempt(ctx, e, dl, payd.TriggerAutomatic)
 		if ctx.Err() != nil {
-			return // shutting down: the lease lapses and the attempt is made again
+			d.slots.release(1) // shutting down: the lease lapses and the attempt is made again
+			return
 		}
 		dl.Record(a, headers, ended, d.Retry)
 	}

@@ -9,9 +9,10 @@ import (
 	"payd"
 )
 
-// slots count the delivery loop's attempts in flight, in all and per
-// endpoint, so that a claim takes only what there is room for and passes
-// over the endpoints that already have their share.
+// slots count the deliveries the loop holds, in all (attempts in flight
+// and results not saved yet) and per endpoint (attempts in flight), so
+// that a claim takes only what there is room for and passes over the
+// endpoints that already have their share.
 type slots struct {
 	max, perEndpoint int
 	// freed wakes the loop when an attempt ends.
@@ -96,28 +97,49 @@ func (s *slots) untake(id string) {
 	}
 }
 
-// done counts an attempt to id off and wakes the loop. When this frees
-// the endpoint's share (it had exactly its share), or the first of all
-// slots, claims may have passed rows over that now have room, so the
-// freed slot is worth a claim.
+// done counts an attempt to id off its endpoint and wakes the loop. When
+// this frees the endpoint's share (it had exactly its share), claims may
+// have passed rows over that now have room, so it is worth a claim. The
+// delivery still holds its place in all until its result is saved
+// (release), so that attempts cannot outrun saving.
 func (s *slots) done(id string) {
 	s.mu.Lock()
-	if s.endpoint[id] == s.perEndpoint || s.inFlight >= s.max {
+	if s.endpoint[id] == s.perEndpoint {
 		s.more.Store(true)
 	}
-	s.inFlight--
 	if s.endpoint[id]--; s.endpoint[id] <= 0 {
 		delete(s.endpoint, id)
 	}
 	s.mu.Unlock()
+	s.wake()
+}
+
+// release gives back the places of n deliveries whose results are saved
+// (or dropped) and wakes the loop.
+func (s *slots) release(n int) {
+	s.mu.Lock()
+	if s.inFlight >= s.max {
+		s.more.Store(true)
+	}
+	s.inFlight -= n
+	s.mu.Unlock()
+	s.wake()
+}
+
+func (s *slots) wake() {
 	select {
 	case s.freed <- struct{}{}:
 	default:
 	}
 }
 
-// saveBatch caps how many results one transaction saves.
-const saveBatch = 256
+// saveBatch caps how many results one transaction saves, and savers how
+// many such transactions run at once (PostgreSQL runs them side by side;
+// SQLite's writer commits them together).
+const (
+	saveBatch = 256
+	savers    = 4
+)
 
 // saver saves the results of attempts in batches, one transaction each:
 // on PostgreSQL one commit instead of one per delivery, on SQLite one job
@@ -126,9 +148,15 @@ const saveBatch = 256
 type saver struct {
 	d    *Deliverer
 	wake chan struct{}
+	sem  chan struct{}
+	wg   sync.WaitGroup
 
 	mu      sync.Mutex
 	pending []*payd.WebhookDelivery
+}
+
+func newSaver(d *Deliverer) saver {
+	return saver{d: d, wake: make(chan struct{}, 1), sem: make(chan struct{}, savers)}
 }
 
 // add queues dl to be saved and wakes the saving goroutine.
@@ -142,9 +170,9 @@ func (s *saver) add(dl *payd.WebhookDelivery) {
 	}
 }
 
-// loop saves whatever is queued until stop is closed, then saves the rest.
-// Saving does not follow the loop's ctx: an attempt that ended is
-// recorded even while the loop shuts down.
+// loop saves whatever is queued until stop is closed, then saves the rest
+// and waits for it. Saving does not follow the loop's ctx: an attempt
+// that ended is recorded even while the loop shuts down.
 func (s *saver) loop(ctx context.Context, stop <-chan struct{}) {
 	ctx = context.WithoutCancel(ctx)
 	for {
@@ -153,12 +181,15 @@ func (s *saver) loop(ctx context.Context, stop <-chan struct{}) {
 			s.flush(ctx)
 		case <-stop:
 			s.flush(ctx)
+			s.wg.Wait()
 			return
 		}
 	}
 }
 
-// flush saves everything queued, a batch per transaction.
+// flush starts saving everything queued, a batch per transaction, with
+// at most savers transactions at once; while they are all busy, results
+// gather into bigger batches.
 func (s *saver) flush(ctx context.Context) {
 	for {
 		s.mu.Lock()
@@ -171,7 +202,13 @@ func (s *saver) flush(ctx context.Context) {
 		if len(batch) == 0 {
 			return
 		}
-		s.save(ctx, batch)
+		s.sem <- struct{}{}
+		s.wg.Add(1)
+		go func() {
+			defer func() { <-s.sem; s.wg.Done() }()
+			s.save(ctx, batch)
+			s.d.slots.release(len(batch))
+		}()
 	}
 }
 
