@@ -260,6 +260,10 @@ type DeliveryStore interface {
 	// d.Version (the claim's), then counts d.Version on; conflict when the
 	// lease was lost to another holder, not_found when it was deleted.
 	SaveDelivery(ctx context.Context, d *WebhookDelivery) error
+	// SaveDeliveries is SaveDelivery for many deliveries at once, each
+	// fenced by its own version; it returns the ids of those not saved
+	// (lease lost, or deleted) instead of failing.
+	SaveDeliveries(ctx context.Context, ds []*WebhookDelivery) (lost []string, err error)
 	// DeliveryByID returns the business's delivery; not_found otherwise.
 	DeliveryByID(ctx context.Context, businessID, id string) (*WebhookDelivery, error)
 	// ListDeliveries returns up to f.Limit of the business's deliveries

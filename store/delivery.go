@@ -168,6 +168,96 @@ func (q *queries) SaveDelivery(ctx context.Context, d *payd.WebhookDelivery) (er
 	return err
 }
 
+// saveColumns are the values SaveDeliveries sends per row, typed so that
+// PostgreSQL reads the VALUES list right (CAST is in both dialects).
+var saveColumns = []string{"CAST($%d AS TEXT)", "CAST($%d AS INTEGER)", "CAST($%d AS TEXT)", "CAST($%d AS TEXT)",
+	"CAST($%d AS BIGINT)", "CAST($%d AS BIGINT)", "CAST($%d AS TEXT)", "CAST($%d AS TEXT)", "CAST($%d AS BIGINT)"}
+
+// SaveDeliveries writes each of ds under the version its holder claimed,
+// many rows per statement (the delivery loop saves its results in
+// batches), and counts the saved ones' versions on. It returns the ids of
+// those not saved: their lease was lost to another holder, or they were
+// deleted.
+func (q *queries) SaveDeliveries(ctx context.Context, ds []*payd.WebhookDelivery) (lost []string, err error) {
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	defer fail(&err, "webhook delivery", "store.SaveDeliveries(%s)", ds[0].ID)
+	for len(ds) > 0 {
+		size := insertChunks[len(insertChunks)-1]
+		for _, n := range insertChunks {
+			if len(ds) >= n {
+				size = n
+				break
+			}
+		}
+		chunk := ds[:size]
+		ds = ds[size:]
+		missed, err := q.saveChunk(ctx, chunk)
+		if err != nil {
+			return nil, err
+		}
+		lost = append(lost, missed...)
+	}
+	return lost, nil
+}
+
+// saveChunk is one statement of SaveDeliveries.
+func (q *queries) saveChunk(ctx context.Context, ds []*payd.WebhookDelivery) ([]string, error) {
+	var sb strings.Builder
+	sb.WriteString(`WITH v (id, version, status, attempts, next_attempt_at, lease_until, request_headers, error, updated_at) AS (VALUES `)
+	args := make([]any, 0, len(saveColumns)*len(ds))
+	for i, d := range ds {
+		attempts, headers, err := encodeDeliveryJSON(d)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString("(")
+		for j, c := range saveColumns {
+			if j > 0 {
+				sb.WriteString(", ")
+			}
+			sb.WriteString(strings.Replace(c, "%d", strconv.Itoa(len(args)+j+1), 1))
+		}
+		sb.WriteString(")")
+		args = append(args, d.ID, d.Version, string(d.Status), attempts, nullMicros(d.NextAttemptAt),
+			nullMicros(d.LeaseUntil), headers, d.Error, micros(d.UpdatedAt))
+	}
+	sb.WriteString(`) UPDATE webhook_deliveries SET status = v.status, attempts = v.attempts,
+		next_attempt_at = v.next_attempt_at, lease_until = v.lease_until, version = webhook_deliveries.version + 1,
+		request_headers = v.request_headers, error = v.error, updated_at = v.updated_at
+		FROM v WHERE webhook_deliveries.id = v.id AND webhook_deliveries.version = v.version
+		RETURNING webhook_deliveries.id`)
+	rows, err := q.ex.QueryContext(ctx, sb.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	saved := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		saved[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var lost []string
+	for _, d := range ds {
+		if saved[d.ID] {
+			d.Version++
+		} else {
+			lost = append(lost, d.ID)
+		}
+	}
+	return lost, nil
+}
+
 // DeliveryByID returns the business's delivery; not_found otherwise.
 func (q *queries) DeliveryByID(ctx context.Context, businessID, id string) (_ *payd.WebhookDelivery, err error) {
 	defer fail(&err, "webhook delivery", "store.DeliveryByID(%s)", id)
@@ -240,6 +330,28 @@ func (db *DB) SaveDelivery(ctx context.Context, d *payd.WebhookDelivery) error {
 		d.Version = v
 	}
 	return err
+}
+
+// SaveDeliveries writes each of ds under its claimed version, in ctx's
+// transaction when it carries one; see payd.DeliveryStore.
+func (db *DB) SaveDeliveries(ctx context.Context, ds []*payd.WebhookDelivery) (lost []string, err error) {
+	versions := make([]int, len(ds))
+	for i, d := range ds {
+		versions[i] = d.Version
+	}
+	err = db.write(ctx, func(ctx context.Context, q *queries) error {
+		for i, d := range ds { // a write the SQLite writer runs again starts afresh
+			d.Version = versions[i]
+		}
+		lost, err = q.SaveDeliveries(ctx, ds)
+		return err
+	})
+	if err != nil {
+		for i, d := range ds {
+			d.Version = versions[i]
+		}
+	}
+	return lost, err
 }
 
 // DeliveryByID returns the business's delivery; not_found otherwise.

@@ -141,10 +141,10 @@ const (
 	savers    = 4
 )
 
-// saver saves the results of attempts in batches, one transaction each:
-// on PostgreSQL one commit instead of one per delivery, on SQLite one job
-// of the writer. Each row is still fenced by its own version, so a result
-// whose lease was taken over is discarded alone.
+// saver saves the results of attempts in batches, one statement per 100
+// rows: on PostgreSQL one commit instead of one per delivery, on SQLite
+// one job of the writer. Each row is still fenced by its own version, so a
+// result whose lease was taken over is discarded alone.
 type saver struct {
 	d    *Deliverer
 	wake chan struct{}
@@ -212,34 +212,18 @@ func (s *saver) flush(ctx context.Context) {
 	}
 }
 
-// save writes batch in one transaction. A row whose lease was lost
-// (conflict) or whose endpoint was deleted (not_found) is skipped and
-// logged; any other failure drops the whole batch, whose leases then
-// lapse and whose deliveries are attempted again.
+// save writes batch in one statement per 100 rows (SaveDeliveries). A
+// row whose lease was lost or whose endpoint was deleted is skipped and
+// logged; any other failure drops the whole batch, whose leases then lapse
+// and whose deliveries are attempted again.
 func (s *saver) save(ctx context.Context, batch []*payd.WebhookDelivery) {
-	versions := make([]int, len(batch))
-	for i, dl := range batch {
-		versions[i] = dl.Version
-	}
-	var skipped []error
-	err := s.d.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
-		skipped = skipped[:0] // a transaction function may run again
-		for i, dl := range batch {
-			dl.Version = versions[i]
-			if err := q.SaveDelivery(ctx, dl); err != nil {
-				if code := payd.ErrorCode(err); code != payd.ErrConflict && code != payd.ErrNotFound {
-					return err
-				}
-				skipped = append(skipped, err)
-			}
-		}
-		return nil
-	})
+	lost, err := s.d.store.SaveDeliveries(ctx, batch)
 	if err != nil {
 		s.d.log.Warn("webhook delivery: saving attempts", slog.Int("deliveries", len(batch)), slog.Any("error", err))
 		return
 	}
-	for _, err := range skipped {
-		s.d.log.Warn("webhook delivery: saving the attempt", slog.Any("error", err))
+	for _, id := range lost {
+		s.d.log.Warn("webhook delivery: an attempt's lease was taken over or its delivery deleted meanwhile; not saved",
+			slog.String("delivery", id))
 	}
 }

@@ -14,6 +14,7 @@ func testDelivery(t *testing.T, b *bundle) {
 	t.Run("ClaimAndSave", testDeliveryClaim(b))
 	t.Run("ClaimedOnce", testDeliveryClaimedOnce(b))
 	t.Run("ClaimSkipsBusyEndpoints", testDeliveryClaimSkip(b))
+	t.Run("SaveMany", testSaveDeliveries(b))
 	t.Run("ClaimOne", testClaimDelivery(b))
 	t.Run("List", testListDeliveries(b))
 	t.Run("DeletedWithTheEndpoint", testDeliveryCascade(b))
@@ -128,6 +129,57 @@ func testDeliveryClaimSkip(b *bundle) func(t *testing.T) {
 		must(t, err)
 		if len(got) != 2 || got[0].WebhookID != busy.ID {
 			t.Fatalf("without skipping, claimed %+v, want the two left, the busy endpoint's first", got)
+		}
+	}
+}
+
+// testSaveDeliveries saves a batch in which one holder lost its lease:
+// that row is reported and left as its new holder has it, the others are
+// saved exactly as SaveDelivery would.
+func testSaveDeliveries(b *bundle) func(t *testing.T) {
+	return func(t *testing.T) {
+		ctx, st := b.setup(t)
+		biz := mustBusiness(t, ctx, st)
+		e := mustEndpoint(t, ctx, st, biz.ID, t0, nil, payd.EventTypeAll)
+		for i := range 12 {
+			mustDeliveries(t, ctx, st, mustEvent(t, ctx, st, biz.ID, payd.EventCustomerCreated, t0), t0.Add(time.Duration(i)), e)
+		}
+		claimed, err := st.ClaimDueDeliveries(ctx, t0.Add(time.Second), t0.Add(time.Minute), 12)
+		must(t, err)
+		if len(claimed) != 12 {
+			t.Fatalf("claimed %d of 12", len(claimed))
+		}
+		// The leases lapse and another holder takes one of them over.
+		taken, err := st.ClaimDueDeliveries(ctx, t0.Add(time.Minute), t0.Add(2*time.Minute), 1)
+		must(t, err)
+		if len(taken) != 1 {
+			t.Fatalf("retaken %d", len(taken))
+		}
+		for i, d := range claimed {
+			if d.ID == taken[0].ID {
+				claimed[0], claimed[i] = claimed[i], claimed[0]
+			}
+		}
+		for i, d := range claimed {
+			d.Record(payd.DeliveryAttempt{At: t0, ResponseStatus: 200 + 300*(i%2), DurationMS: int64(i), Trigger: payd.TriggerAutomatic},
+				map[string]string{"webhook-id": d.EventID}, t0.Add(time.Second), retryIn(time.Hour))
+		}
+		lost, err := st.SaveDeliveries(ctx, claimed)
+		must(t, err)
+		if !reflect.DeepEqual(lost, []string{claimed[0].ID}) {
+			t.Fatalf("lost %v, want only %s", lost, claimed[0].ID)
+		}
+		for _, d := range claimed[1:] {
+			got, err := st.DeliveryByID(ctx, biz.ID, d.ID)
+			must(t, err)
+			if !reflect.DeepEqual(got, d) {
+				t.Fatalf("saved %+v, want %+v", got, d)
+			}
+		}
+		got, err := st.DeliveryByID(ctx, biz.ID, claimed[0].ID)
+		must(t, err)
+		if !reflect.DeepEqual(got, taken[0]) {
+			t.Fatalf("the retaken delivery was overwritten: %+v", got)
 		}
 	}
 }
