@@ -33,7 +33,8 @@ import (
 // PAYD_TEST_POSTGRES. Each round drains PAYD_LOAD_EVENTS events (default
 // 20,000) committed before the loop starts, then offers PAYD_LOAD_RATE events per second
 // (default 2,000) for PAYD_LOAD_SECONDS (default 10), one transaction
-// each, and measures commit to receipt. Goals are logged, not asserted.
+// each from PAYD_LOAD_COMMITTERS goroutines (default 16), and measures
+// commit to receipt. Goals are logged, not asserted.
 func TestDeliveryLoad(t *testing.T) {
 	if os.Getenv("PAYD_LOAD") == "" {
 		t.Skip("set PAYD_LOAD=1 to run the delivery benchmark")
@@ -168,12 +169,13 @@ func (p *loadProducer) bulk(bizID string, n int) {
 }
 
 // paced offers rate events a second for d, each in its own transaction
-// from a pool of 16 goroutines (PostgreSQL's pool has 16 connections, and
-// waiters beyond it would only queue for them), and returns their ids.
+// from PAYD_LOAD_COMMITTERS goroutines (default 16, the size of the
+// PostgreSQL pool, as an API under load would use it whole), and returns
+// their ids.
 func (p *loadProducer) paced(bizID string, rate int, d time.Duration) []string {
 	jobs := make(chan *payd.Event, rate)
 	var wg sync.WaitGroup
-	for range 16 {
+	for range envInt("PAYD_LOAD_COMMITTERS", 16) {
 		wg.Go(func() {
 			for ev := range jobs {
 				p.commit(ev)
