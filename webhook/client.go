@@ -96,7 +96,7 @@ func NewClient(opts ClientOptions) *http.Client {
 		// in flight; keeping that many connections alive spares a TCP (and
 		// TLS) handshake per delivery, which at 2 idle per host dominated.
 		MaxIdleConns:           1024,
-		MaxIdleConnsPerHost:    32,
+		MaxIdleConnsPerHost:    64,
 		IdleConnTimeout:        90 * time.Second,
 		MaxResponseHeaderBytes: maxHeaderBytes,
 	}

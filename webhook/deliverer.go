@@ -31,9 +31,12 @@ type DelivererOptions struct {
 	// Each attempt has its own goroutine.
 	Workers int
 	// PerEndpoint bounds one endpoint's attempts in flight, softly: a
-	// claim passes over an endpoint that has this many, and one claim
-	// takes at most this many rows, so an endpoint never holds twice as
-	// many. A slow or dead endpoint thus holds a few slots, never the rest.
+	// claim passes over an endpoint that has its share, and one claim
+	// takes at most this many rows, so a fast endpoint never holds twice
+	// as many. An endpoint whose last attempt took 5 s or more is
+	// slow and its share is 4 (slowShare), strictly: claimed rows past it
+	// are left to their lease. A slow or dead endpoint thus holds a few
+	// slots and connections, never the rest.
 	PerEndpoint int
 }
 
@@ -51,10 +54,10 @@ func (o DelivererOptions) withDefaults() DelivererOptions {
 		o.Page = 200
 	}
 	if o.Workers <= 0 {
-		o.Workers = 1024
+		o.Workers = 2048
 	}
 	if o.PerEndpoint <= 0 {
-		o.PerEndpoint = 32
+		o.PerEndpoint = 64
 	}
 	return o
 }
@@ -112,33 +115,65 @@ func (d *Deliverer) Start(ctx context.Context) {
 	}()
 }
 
-// loop runs until ctx ends: a full run every Interval and whenever the
-// poll finds new events, a claim whenever an attempt ends and work may be
-// waiting for its slot.
+// loop runs until ctx ends, in two goroutines so that a slow fan-out
+// transaction never holds up claims, nor a claim the fan-out: one fans
+// out whenever the poll finds new events, the other claims whenever a
+// slot frees up for work that may be waiting; both run on every tick.
 func (d *Deliverer) loop(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() { d.fanOutLoop(ctx) })
+	d.claimLoop(ctx)
+	wg.Wait()
+}
+
+// fanOutLoop fans out on every tick and whenever the poll finds an
+// undispatched event.
+func (d *Deliverer) fanOutLoop(ctx context.Context) {
 	tick, poll := d.clock.NewTicker(d.opts.Interval), d.clock.NewTicker(d.opts.Poll)
 	defer tick.Stop()
 	defer poll.Stop()
-	for err := d.run(ctx); ; {
-		if err != nil && ctx.Err() == nil {
-			d.log.Error("webhook delivery run failed", slog.Any("error", err))
-		}
+	for err := d.fanOut(ctx); ; {
+		d.logRun(ctx, err)
 		err = nil
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C():
-			err = d.run(ctx)
+			err = d.fanOut(ctx)
 		case <-poll.C():
 			var evs []*payd.Event
 			if evs, err = d.store.UndispatchedEvents(ctx, 1); err == nil && len(evs) > 0 {
 				err = d.fanOut(ctx)
 			}
+		}
+	}
+}
+
+// claimLoop claims on every tick (retries fall due) and whenever a slot
+// frees up while work may be waiting for it.
+func (d *Deliverer) claimLoop(ctx context.Context) {
+	tick := d.clock.NewTicker(d.opts.Interval)
+	defer tick.Stop()
+	for err := d.claim(ctx); ; {
+		d.logRun(ctx, err)
+		err = nil
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C():
+			err = d.claim(ctx)
 		case <-d.slots.freed:
 			if d.slots.more.Load() {
 				err = d.claim(ctx)
 			}
 		}
+	}
+}
+
+// logRun logs a failed run, unless the loop is stopping.
+func (d *Deliverer) logRun(ctx context.Context, err error) {
+	if err != nil && ctx.Err() == nil {
+		d.log.Error("webhook delivery run failed", slog.Any("error", err))
 	}
 }
 
@@ -213,8 +248,9 @@ func (d *Deliverer) start(ctx context.Context, ds []*payd.WebhookDelivery) {
 			}
 			eps[dl.WebhookID] = e
 		}
-		d.slots.take(dl.WebhookID)
-		d.attempt(ctx, e, dl)
+		if d.slots.takeClaimed(dl.WebhookID) {
+			d.attempt(ctx, e, dl)
+		}
 	}
 }
 
@@ -251,9 +287,7 @@ func (d *Deliverer) fanOut(ctx context.Context) error {
 		}
 		if p.left {
 			d.slots.more.Store(true)
-			if err := d.claim(ctx); err != nil {
-				return err
-			}
+			d.slots.wake() // the claiming side looks for room
 		}
 		if p.events < d.opts.Page {
 			return nil
@@ -342,7 +376,8 @@ func endpointOf(eps []*payd.WebhookEndpoint, id string) *payd.WebhookEndpoint {
 // when it could not be read) and hands the outcome to the saver. An
 // endpoint turned off drops it.
 func (d *Deliverer) deliver(ctx context.Context, e *payd.WebhookEndpoint, dl *payd.WebhookDelivery) {
-	defer d.slots.done(dl.WebhookID)
+	started := d.clock.Now()
+	defer func() { d.slots.done(dl.WebhookID, d.clock.Now().Sub(started)) }()
 	switch {
 	case e == nil:
 		d.slots.release(1) // its lease lapses and it is tried again

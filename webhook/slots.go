@@ -5,35 +5,56 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"payd"
+)
+
+// slowAfter is how long an attempt may take before its endpoint counts as
+// slow, and slowShare a slow endpoint's share of attempts in flight.
+const (
+	slowAfter = 5 * time.Second
+	slowShare = 4
 )
 
 // slots count the deliveries the loop holds, in all (attempts in flight
 // and results not saved yet) and per endpoint (attempts in flight), so
 // that a claim takes only what there is room for and passes over the
-// endpoints that already have their share.
+// endpoints that already have their share. An endpoint's share is
+// perEndpoint while its attempts end quickly, and slowShare once one took
+// slowAfter or longer (until one is quick again): a dead endpoint then
+// holds a few connections, a busy fast one many.
 type slots struct {
 	max, perEndpoint int
 	// freed wakes the loop when an attempt ends.
 	freed chan struct{}
-	// more is set when the last claim may have left due rows behind (it
-	// was full, or it passed over busy endpoints): a freed slot is then
-	// worth a claim.
+	// more is set when a claim may find rows that the last one could not
+	// take: a slot came free for an endpoint at its share, or for the
+	// whole loop, or a fan-out left rows for want of any slot.
 	more atomic.Bool
 
 	mu       sync.Mutex
 	inFlight int
 	endpoint map[string]int
+	slow     map[string]bool
 }
 
 func newSlots(max, perEndpoint int) slots {
-	return slots{max: max, perEndpoint: perEndpoint, freed: make(chan struct{}, 1), endpoint: map[string]int{}}
+	return slots{max: max, perEndpoint: perEndpoint, freed: make(chan struct{}, 1), endpoint: map[string]int{},
+		slow: map[string]bool{}}
+}
+
+// share is the endpoint's share of attempts in flight; s.mu is held.
+func (s *slots) share(id string) int {
+	if s.slow[id] {
+		return slowShare
+	}
+	return s.perEndpoint
 }
 
 // room returns how many deliveries the next claim may take (at most
-// perEndpoint, so that one claim cannot hand one endpoint more than its
-// share twice over) and the endpoints it must pass over.
+// perEndpoint, so that one claim cannot hand a fast endpoint more than
+// its share twice over) and the endpoints it must pass over.
 func (s *slots) room() (n int, busy []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -42,19 +63,28 @@ func (s *slots) room() (n int, busy []string) {
 		return 0, nil
 	}
 	for id, k := range s.endpoint {
-		if k >= s.perEndpoint {
+		if k >= s.share(id) {
 			busy = append(busy, id)
 		}
 	}
 	return n, busy
 }
 
-// take counts an attempt to the endpoint id.
-func (s *slots) take(id string) {
+// takeClaimed counts a claimed delivery's attempt to the endpoint id and
+// reports true, or false for a slow endpoint already at its share: that
+// row stays leased, unattempted, and is due again when its lease ends,
+// which is how a claim that went past a slow endpoint's share puts the
+// rest off instead of hanging more connections on it. A fast endpoint may
+// go past its share by what one claim took (a soft bound).
+func (s *slots) takeClaimed(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.slow[id] && s.endpoint[id] >= slowShare {
+		return false
+	}
 	s.inFlight++
 	s.endpoint[id]++
+	return true
 }
 
 // tryTake counts an attempt to the endpoint id if there is room for it,
@@ -66,7 +96,7 @@ func (s *slots) tryTake(id string) (ok, full bool) {
 	if s.inFlight >= s.max {
 		return false, true
 	}
-	if s.endpoint[id] >= s.perEndpoint {
+	if s.endpoint[id] >= s.share(id) {
 		return false, false
 	}
 	s.inFlight++
@@ -84,7 +114,7 @@ func (s *slots) filled(ds []*payd.WebhookDelivery) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(ds) > 0 && s.endpoint[ds[0].WebhookID] >= s.perEndpoint
+	return len(ds) > 0 && s.endpoint[ds[0].WebhookID] >= s.share(ds[0].WebhookID)
 }
 
 // untake counts a slot taken for nothing off.
@@ -97,18 +127,24 @@ func (s *slots) untake(id string) {
 	}
 }
 
-// done counts an attempt to id off its endpoint and wakes the loop. When
-// this frees the endpoint's share (it had exactly its share), claims may
-// have passed rows over that now have room, so it is worth a claim. The
-// delivery still holds its place in all until its result is saved
-// (release), so that attempts cannot outrun saving.
-func (s *slots) done(id string) {
+// done counts an attempt to id that took took off its endpoint, notes
+// whether the endpoint is slow, and wakes the loop. When this frees the
+// endpoint's share (it had exactly its share), claims may have passed rows
+// over that now have room, so it is worth a claim. The delivery still
+// holds its place in all until its result is saved (release), so that
+// attempts cannot outrun saving.
+func (s *slots) done(id string, took time.Duration) {
 	s.mu.Lock()
-	if s.endpoint[id] == s.perEndpoint {
+	if s.endpoint[id] == s.share(id) {
 		s.more.Store(true)
 	}
 	if s.endpoint[id]--; s.endpoint[id] <= 0 {
 		delete(s.endpoint, id)
+	}
+	if took >= slowAfter {
+		s.slow[id] = true
+	} else {
+		delete(s.slow, id)
 	}
 	s.mu.Unlock()
 	s.wake()
