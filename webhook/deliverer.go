@@ -211,11 +211,11 @@ func (d *Deliverer) run(ctx context.Context) error {
 
 // claim leases due deliveries while there are free slots and starts an
 // attempt for each. Each claim takes at most PerEndpoint rows and passes
-// over the endpoints that have PerEndpoint attempts in flight; the rows it
-// passes over still cost a look each, so it does not claim again just to
-// look past an endpoint it has just filled: when a full claim went to one
-// endpoint alone, the next claim waits for that endpoint to get a slot back
-// (slots.done), for new events or for the tick.
+// over the endpoints that have their share of attempts in flight; the
+// rows it passes over still cost a look each, so it does not claim again
+// just to look past an endpoint it has just filled: when a full claim went
+// to one endpoint alone, the next claim waits for that endpoint to get a
+// slot back (slots.done), for rows a fan-out left, or for the tick.
 func (d *Deliverer) claim(ctx context.Context) error {
 	d.slots.more.Store(false)
 	for {
@@ -362,7 +362,7 @@ func (d *Deliverer) fanOutPage(ctx context.Context, q payd.Queries, p *fanPage) 
 	return q.MarkEventsDispatched(ctx, ids, now)
 }
 
-// endpointOf returns the endpoint id of eps.
+// endpointOf returns the endpoint of eps whose id is id.
 func endpointOf(eps []*payd.WebhookEndpoint, id string) *payd.WebhookEndpoint {
 	for _, e := range eps {
 		if e.ID == id {
@@ -376,8 +376,8 @@ func endpointOf(eps []*payd.WebhookEndpoint, id string) *payd.WebhookEndpoint {
 // when it could not be read) and hands the outcome to the saver. An
 // endpoint turned off drops it.
 func (d *Deliverer) deliver(ctx context.Context, e *payd.WebhookEndpoint, dl *payd.WebhookDelivery) {
-	started := d.clock.Now()
-	defer func() { d.slots.done(dl.WebhookID, d.clock.Now().Sub(started)) }()
+	took := time.Duration(-1) // no attempt: says nothing of the endpoint's speed
+	defer func() { d.slots.done(dl.WebhookID, took) }()
 	switch {
 	case e == nil:
 		d.slots.release(1) // its lease lapses and it is tried again
@@ -385,7 +385,9 @@ func (d *Deliverer) deliver(ctx context.Context, e *payd.WebhookEndpoint, dl *pa
 	case !e.Enabled:
 		dl.Drop(payd.DropEndpointDisabled, d.clock.Now())
 	default:
+		started := d.clock.Now()
 		a, headers, ended := d.Attempt(ctx, e, dl, payd.TriggerAutomatic)
+		took = ended.Sub(started)
 		if ctx.Err() != nil {
 			d.slots.release(1) // shutting down: the lease lapses and the attempt is made again
 			return

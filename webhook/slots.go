@@ -127,8 +127,9 @@ func (s *slots) untake(id string) {
 	}
 }
 
-// done counts an attempt to id that took took off its endpoint, notes
-// whether the endpoint is slow, and wakes the loop. When this frees the
+// done counts an attempt to id that took took (negative when nothing was
+// sent) off its endpoint, notes whether the endpoint is slow, and wakes
+// the loop. When this frees the
 // endpoint's share (it had exactly its share), claims may have passed rows
 // over that now have room, so it is worth a claim. The delivery still
 // holds its place in all until its result is saved (release), so that
@@ -141,9 +142,10 @@ func (s *slots) done(id string, took time.Duration) {
 	if s.endpoint[id]--; s.endpoint[id] <= 0 {
 		delete(s.endpoint, id)
 	}
-	if took >= slowAfter {
+	switch {
+	case took >= slowAfter:
 		s.slow[id] = true
-	} else {
+	case took >= 0:
 		delete(s.slow, id)
 	}
 	s.mu.Unlock()
