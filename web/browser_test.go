@@ -243,16 +243,33 @@ func chromedpReload() chromedp.Action[chromedp.Void] { return chromedp.Reload() 
 // step of its own and a failed one is tried again.
 func (b *browser) waitURL(suffix string) {
 	b.t.Helper()
+	if !b.waitHref(`location.href.endsWith(` + strconv.Quote(suffix) + `)`) {
+		b.t.Fatalf("the page did not go to …%s; it is at %s", suffix, b.location())
+	}
+}
+
+// waitLeave waits until the tab's address no longer ends with suffix: a
+// form that replaces the page must be seen to have left it before the
+// new page's elements are waited for, or the old page's would answer.
+func (b *browser) waitLeave(suffix string) {
+	b.t.Helper()
+	if !b.waitHref(`!location.href.endsWith(` + strconv.Quote(suffix) + `)`) {
+		b.t.Fatalf("the page stayed at %s", b.location())
+	}
+}
+
+// waitHref polls the JavaScript condition cond on the tab's address until
+// it holds or the step's time is up.
+func (b *browser) waitHref(cond string) bool {
 	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
 	defer cancel()
 	for ctx.Err() == nil {
-		ok, err := chromedp.Run(ctx, chromedp.Poll[bool](`location.href.endsWith(`+strconv.Quote(suffix)+`)`,
-			chromedp.WithPollingTimeout(2*time.Second)))
+		ok, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(2*time.Second)))
 		if err == nil && ok {
-			return
+			return true
 		}
 	}
-	b.t.Fatalf("the page did not go to …%s; it is at %s", suffix, b.location())
+	return false
 }
 
 // chromedpSendKeys types v into the node matching sel.

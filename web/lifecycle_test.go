@@ -104,7 +104,9 @@ func TestExpiredThenNewQuote(t *testing.T) {
 	b.checkNoReload()
 	b.screenshot("expired")
 	b.checkA11y()
-	b.run(chromedp.Focus(chromedp.CSS(`#new-quote`)), chromedp.KeyEvent(kb.Enter), chromedpWait(`#quote-address`))
+	b.run(chromedp.Focus(chromedp.CSS(`#new-quote`)), chromedp.KeyEvent(kb.Enter))
+	b.waitLeave(first)
+	b.run(chromedpWait(`#quote-address`))
 	second := checkoutID(t, b.location())
 	if second == first {
 		t.Fatal("the new quote is the old checkout")
@@ -190,6 +192,7 @@ func TestAnotherCoin(t *testing.T) {
 	b.click(`details.other summary`)
 	b.click(`details.other input[name="option"][value="USDC/polygon"]`)
 	b.click(`details.other button[type="submit"]`)
+	b.waitLeave(first["id"].(string))
 	b.run(chromedpWait(`#quote-address`))
 	second := s.checkout(checkoutID(t, b.location()))
 	if second["id"] == first["id"] || second["payment_id"] != first["payment_id"] ||
