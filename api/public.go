@@ -23,8 +23,9 @@ type minorAmount struct {
 }
 
 // breakdown is how a total is made up (spec 2.7). processing_fee is set
-// only when the customer carries the fee; network_fee stays null until the
-// chain adapters can estimate it (docs/payments.md).
+// only when the customer carries the fee; network_fee is the network
+// adapter's estimate of what the customer's wallet pays on top (crypto
+// only), null when the network cannot say right now.
 type breakdown struct {
 	Currency      money.Currency `json:"currency"`
 	Price         int64          `json:"price"`
@@ -173,7 +174,7 @@ func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.C
 		return checkoutOffer{}, err
 	}
 	if cs.AcceptsRail(payd.RailCrypto) {
-		if out.Crypto, err = cryptoOptions(price, c, *payer, cs, x); err != nil {
+		if out.Crypto, err = cryptoOptions(price, c, *payer, cs, x, s.networkFee(ctx)); err != nil {
 			return checkoutOffer{}, err
 		}
 	}
@@ -190,7 +191,8 @@ func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.C
 // cryptoOptions quotes every accepted coin and network at the current rate
 // (spec 2.11 rule 8). A coin the rates do not price is left out rather
 // than failing the whole page.
-func cryptoOptions(price int64, c money.Currency, payer money.FeePayer, cs *payd.CheckoutSettings, x *payd.ExchangeRates) ([]cryptoOption, error) {
+func cryptoOptions(price int64, c money.Currency, payer money.FeePayer, cs *payd.CheckoutSettings, x *payd.ExchangeRates,
+	networkFee func(money.Asset, money.Network) (usdCents int64, ok bool)) ([]cryptoOption, error) {
 	split, err := money.SplitFee(price, c, x.Fiat[c], payd.CryptoFeeBps, payer)
 	if err != nil {
 		return nil, err
@@ -205,10 +207,32 @@ func cryptoOptions(price int64, c money.Currency, payer money.FeePayer, cs *payd
 		if err != nil {
 			continue
 		}
+		bd := breakdownOf(price, c, split, payer)
+		if cents, ok := networkFee(o.Asset, o.Network); ok && cents > 0 {
+			if fee, err := money.FromUSDCents(cents, x.Fiat[c]); err == nil {
+				bd.NetworkFee = &fee
+			}
+		}
 		out = append(out, cryptoOption{Asset: o.Asset, Network: o.Network, Amount: coin.String(),
-			Rate: minorAmount{rate, c}, Breakdown: breakdownOf(price, c, split, payer)})
+			Rate: minorAmount{rate, c}, Breakdown: bd})
 	}
 	return out, nil
+}
+
+// networkFee returns the network adapters' fee estimates, in US cents, as
+// a checkout opened now would quote them (OpenCryptoCheckout converts them
+// the same way); false where a network has no adapter or cannot estimate
+// now, which leaves the offer's network_fee null rather than failing the
+// page.
+func (s *Server) networkFee(ctx context.Context) func(money.Asset, money.Network) (int64, bool) {
+	return func(a money.Asset, n money.Network) (int64, bool) {
+		net := s.opts.Networks[n]
+		if net == nil {
+			return 0, false
+		}
+		cents, err := net.FeeEstimateUSD(ctx, a)
+		return cents, err == nil
+	}
 }
 
 // cardOptionFor prices paying by card: the 300 bps fee, passed on when the

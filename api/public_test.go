@@ -30,25 +30,28 @@ func TestPublicLink(t *testing.T) {
 			"business": map[string]any{"name": "Ada's Books", "website": nil, "support_email": nil}})
 		noIDs(t, d)
 		nearly(t, d["quote_expires_at"], b.clock.Now().Add(15*time.Minute))
-		usd := func(price, total int, fee any) map[string]any {
-			return map[string]any{"currency": "USD", "price": price, "processing_fee": fee, "network_fee": nil, "total": total}
+		usd := func(price, total int, fee, networkFee any) map[string]any {
+			return map[string]any{"currency": "USD", "price": price, "processing_fee": fee, "network_fee": networkFee, "total": total}
 		}
-		crypto := func(asset, network, amount string, rate int) map[string]any {
+		// network is the devnet's fee estimate in US cents (chain/devnet/fee.go).
+		crypto := func(asset, network, amount string, rate, networkFee int) map[string]any {
 			return map[string]any{"asset": asset, "network": network, "amount": amount,
-				"rate": map[string]any{"amount": rate, "currency": "USD"}, "breakdown": usd(10_000, 10_000, nil)}
+				"rate": map[string]any{"amount": rate, "currency": "USD"}, "breakdown": usd(10_000, 10_000, nil, networkFee)}
 		}
 		// 100.00 USD at BTC 64,000.00, ETH 3,200.00, SOL 150.00; stablecoins at 1.00.
 		wantFields(t, d, map[string]any{"crypto": []any{
-			crypto("USDC", "polygon", "100.00", 100), crypto("USDC", "ethereum", "100.00", 100), crypto("USDC", "solana", "100.00", 100),
-			crypto("USDT", "tron", "100.00", 100), crypto("USDT", "ethereum", "100.00", 100), crypto("USDT", "solana", "100.00", 100),
-			crypto("BTC", "bitcoin", "0.00156250", 6_400_000), crypto("ETH", "ethereum", "0.031250", 320_000),
-			crypto("SOL", "solana", "0.6667", 15_000)},
+			crypto("USDC", "polygon", "100.00", 100, 1), crypto("USDC", "ethereum", "100.00", 100, 104),
+			crypto("USDC", "solana", "100.00", 100, 1), crypto("USDT", "tron", "100.00", 100, 172),
+			crypto("USDT", "ethereum", "100.00", 100, 104), crypto("USDT", "solana", "100.00", 100, 1),
+			crypto("BTC", "bitcoin", "0.00156250", 6_400_000, 90), crypto("ETH", "ethereum", "0.031250", 320_000, 34),
+			crypto("SOL", "solana", "0.6667", 15_000, 1)},
 			"card": []any{map[string]any{"rail": "card", "available": true, "min": map[string]any{"amount": 500, "currency": "USD"},
 				"max": map[string]any{"amount": 1_000_000, "currency": "USD"}, "total": map[string]any{"amount": 10_000, "currency": "USD"},
-				"breakdown": usd(10_000, 10_000, nil)}}})
+				"breakdown": usd(10_000, 10_000, nil, nil)}}})
 
 		// EUR at 1.08: card limits 4.63 to 9,259.26 EUR; a passed-on fee of
-		// 3% of 108.00 USD = 3.24 USD = 3.00 EUR; BTC quoted on 108.00 USD.
+		// 3% of 108.00 USD = 3.24 USD = 3.00 EUR; BTC quoted on 108.00 USD,
+		// its 0.90 USD network fee shown as 0.83 EUR.
 		patch := func(body string) {
 			c.data(request{method: "PATCH", path: "/checkout-settings", key: biz.live, body: body}, 200)
 		}
@@ -60,7 +63,7 @@ func TestPublicLink(t *testing.T) {
 		wantFields(t, d, map[string]any{"quote_minutes": 5, "collect_email": true,
 			"crypto": []any{map[string]any{"asset": "BTC", "network": "bitcoin", "amount": "0.00168750",
 				"rate":      map[string]any{"amount": 5_925_926, "currency": "EUR"},
-				"breakdown": map[string]any{"currency": "EUR", "price": 10_000, "processing_fee": nil, "network_fee": nil, "total": 10_000}}},
+				"breakdown": map[string]any{"currency": "EUR", "price": 10_000, "processing_fee": nil, "network_fee": 83, "total": 10_000}}},
 			"card": []any{map[string]any{"rail": "card", "available": true, "min": map[string]any{"amount": 463, "currency": "EUR"},
 				"max": map[string]any{"amount": 925_926, "currency": "EUR"}, "total": map[string]any{"amount": 10_300, "currency": "EUR"},
 				"breakdown": eurBD}}})
