@@ -27,6 +27,7 @@ var english = map[string]string{
 	"choose.legend":                   "Choose how to pay",
 	"choose.option":                   "%s on %s",
 	"choose.amount":                   "%s %s",
+	"choose.amount_fee":               "%s %s · network fee about %s %s",
 	"choose.email":                    "Email address",
 	"choose.email_hint":               "The business uses it to send your receipt.",
 	"choose.submit":                   "Show payment details",

@@ -85,7 +85,12 @@ func options(m messages, o offer, chosen string) []option {
 	out := make([]option, 0, len(o.Crypto))
 	for i, c := range o.Crypto {
 		v := c.Asset + "/" + c.Network
-		out = append(out, option{Value: v, Amount: m.T("choose.amount", c.Amount, c.Asset),
+		amount := m.T("choose.amount", c.Amount, c.Asset)
+		if f := c.Breakdown.NetworkFee; f != nil {
+			cur := c.Breakdown.Currency
+			amount = m.T("choose.amount_fee", c.Amount, c.Asset, money.Currency(cur).Format(*f), cur)
+		}
+		out = append(out, option{Value: v, Amount: amount,
 			Label:   m.T("choose.option", m.T("asset."+c.Asset), m.T("network."+c.Network)),
 			Checked: v == chosen || chosen == "" && i == 0})
 	}
