@@ -19,21 +19,8 @@ import (
 // first, locking them inside a PostgreSQL transaction.
 func (q *queries) UndispatchedEvents(ctx context.Context, limit int) (_ []*payd.Event, err error) {
 	defer fail(&err, "event", "store.UndispatchedEvents")
-	rows, err := q.ex.QueryContext(ctx, `SELECT `+eventColumns+` FROM events WHERE dispatched_at IS NULL
+	return queryAll(ctx, q.ex, scanEvent, `SELECT `+eventColumns+` FROM events WHERE dispatched_at IS NULL
 		ORDER BY created_at, id LIMIT $1`+q.skipLocked(), limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*payd.Event
-	for rows.Next() {
-		e, err := scanEvent(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }
 
 // MarkEventsDispatched sets dispatched_at on the events in one statement.
@@ -122,11 +109,11 @@ func (q *queries) ClaimDueDeliveries(ctx context.Context, now, until time.Time, 
 		}
 		except = " AND webhook_id NOT IN (" + strings.Join(marks, ", ") + ")"
 	}
-	return scanDeliveries(q.ex.QueryContext(ctx, `UPDATE webhook_deliveries SET lease_until = $1, next_attempt_at = $1,
+	return queryAll(ctx, q.ex, scanDelivery, `UPDATE webhook_deliveries SET lease_until = $1, next_attempt_at = $1,
 			version = version + 1
 		WHERE id IN (SELECT id FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= $2
 			AND (lease_until IS NULL OR lease_until <= $2)`+except+` ORDER BY next_attempt_at, id LIMIT $3`+lock+`)
-		RETURNING `+deliveryColumns, args...))
+		RETURNING `+deliveryColumns, args...)
 }
 
 // ClaimDelivery leases one delivery for a manual attempt; see
@@ -280,8 +267,8 @@ func (q *queries) ListDeliveries(ctx context.Context, businessID string, f payd.
 		w.add("status = " + w.arg(string(*f.Status)))
 	}
 	w.created(nil, nil, f.AfterCreated, f.AfterID)
-	return scanDeliveries(q.ex.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
-		WHERE `+w.sql()+` ORDER BY created_at DESC, id DESC LIMIT `+w.arg(f.Limit), w.args...))
+	return queryAll(ctx, q.ex, scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+		WHERE `+w.sql()+` ORDER BY created_at DESC, id DESC LIMIT `+w.arg(f.Limit), w.args...)
 }
 
 // UndispatchedEvents returns events still to fan out.

@@ -68,20 +68,3 @@ func scanDelivery(row rowScanner) (*payd.WebhookDelivery, error) {
 	d.CreatedAt, d.UpdatedAt = fromMicros(created), fromMicros(updated)
 	return &d, nil
 }
-
-// scanDeliveries reads every row of a query of deliveryColumns.
-func scanDeliveries(rows *sql.Rows, err error) ([]*payd.WebhookDelivery, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*payd.WebhookDelivery
-	for rows.Next() {
-		d, err := scanDelivery(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
-}

@@ -50,25 +50,12 @@ func (q *queries) EventByID(ctx context.Context, businessID, id string) (_ *payd
 // EventsOf returns a subject's events, oldest first.
 func (q *queries) EventsOf(ctx context.Context, businessID, subjectID string) (_ []*payd.Event, err error) {
 	defer fail(&err, "event", "store.EventsOf(%s)", subjectID)
-	rows, err := q.ex.QueryContext(ctx, `SELECT `+eventColumns+` FROM events
+	return queryAll(ctx, q.ex, scanEvent, `SELECT `+eventColumns+` FROM events
 		WHERE business_id = $1 AND subject_id = $2 ORDER BY created_at, id`, businessID, subjectID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*payd.Event
-	for rows.Next() {
-		e, err := scanEvent(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }
 
 // scanEvent reads one row of eventColumns.
-func scanEvent(row interface{ Scan(...any) error }) (*payd.Event, error) {
+func scanEvent(row rowScanner) (*payd.Event, error) {
 	var e payd.Event
 	var data string
 	var actorID, actorName sql.NullString
