@@ -107,12 +107,7 @@ func testDeliverOutage(t *testing.T, b *bundle, d *webhook.Deliverer) {
 
 func testDeliverDisabled(t *testing.T, b *bundle, d *webhook.Deliverer) {
 	c := clTest{t, b}
-	biz := b.newBusiness(true)
-	rc := newReceiver(t)
-	rc.status.Store(500)
-	hook, _ := b.endpoint(t, biz.live, rc, payd.EventCustomerCreated)
-	b.customer(t, biz.live)
-	run(t, d)
+	biz, rc, hook, _ := b.failedOnce(t, d)
 	patch := func(on bool) {
 		c.call(request{method: "PATCH", path: "/webhooks/" + hook, key: biz.live, body: jsonBody(map[string]any{"enabled": on})}, 200)
 	}
@@ -134,12 +129,7 @@ func testDeliverDisabled(t *testing.T, b *bundle, d *webhook.Deliverer) {
 
 func testDeliverDeleted(t *testing.T, b *bundle, d *webhook.Deliverer) {
 	c := clTest{t, b}
-	biz := b.newBusiness(true)
-	rc := newReceiver(t)
-	rc.status.Store(500)
-	hook, _ := b.endpoint(t, biz.live, rc, payd.EventCustomerCreated)
-	b.customer(t, biz.live)
-	run(t, d)
+	biz, rc, hook, _ := b.failedOnce(t, d)
 	id := b.deliveries(t, biz.live, hook)[0]["id"].(string)
 	c.call(request{method: "DELETE", path: "/webhooks/" + hook, key: biz.live}, 200)
 	c.call(request{method: "GET", path: "/webhook-deliveries/" + id, key: biz.live}, 404, "not_found")
@@ -172,12 +162,7 @@ func testDeliverSlow(t *testing.T, b *bundle, d *webhook.Deliverer) {
 // recording it; nobody else attempts it until the lease lapses, then the
 // loop does.
 func testDeliverLease(t *testing.T, b *bundle, d *webhook.Deliverer) {
-	biz := b.newBusiness(true)
-	rc := newReceiver(t)
-	rc.status.Store(500)
-	hook, _ := b.endpoint(t, biz.live, rc, payd.EventCustomerCreated)
-	b.customer(t, biz.live)
-	run(t, d)
+	biz, rc, hook, _ := b.failedOnce(t, d)
 	b.clock.Advance(5 * time.Second)
 	now := b.clock.Now()
 	claimed, err := b.db.ClaimDueDeliveries(context.Background(), now, now.Add(payd.DeliveryLease), 1000)
@@ -252,12 +237,7 @@ func testWebhookTestSend(t *testing.T, b *bundle, d *webhook.Deliverer) {
 
 func testResend(t *testing.T, b *bundle, d *webhook.Deliverer) {
 	c := clTest{t, b}
-	biz := b.newBusiness(true)
-	rc := newReceiver(t)
-	rc.status.Store(500)
-	hook, secret := b.endpoint(t, biz.live, rc, payd.EventCustomerCreated)
-	b.customer(t, biz.live)
-	run(t, d)
+	biz, rc, hook, secret := b.failedOnce(t, d)
 	id := b.deliveries(t, biz.live, hook)[0]["id"].(string)
 	rc.status.Store(200)
 	dl := c.data(request{method: "POST", path: "/webhook-deliveries/" + id + "/resend", key: biz.live}, 200)

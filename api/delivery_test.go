@@ -183,12 +183,7 @@ func testDeliverSigned(t *testing.T, b *bundle, d *webhook.Deliverer) {
 }
 
 func testDeliverSchedule(t *testing.T, b *bundle, d *webhook.Deliverer) {
-	biz := b.newBusiness(true)
-	rc := newReceiver(t)
-	rc.status.Store(500)
-	hook, _ := b.endpoint(t, biz.live, rc, payd.EventCustomerCreated)
-	b.customer(t, biz.live)
-	run(t, d)
+	biz, rc, hook, _ := b.failedOnce(t, d)
 	for i, wait := range webhook.RetryDelays {
 		b.clock.Advance(wait - time.Second)
 		run(t, d)
@@ -232,6 +227,19 @@ func testDeliverSchedule(t *testing.T, b *bundle, d *webhook.Deliverer) {
 	if len(ids) != 1 {
 		t.Fatalf("webhook-id changed across retries: %v", ids)
 	}
+}
+
+// failedOnce makes a business whose one endpoint, a receiver answering
+// 500, takes customer.created; creates a customer and runs the loop once,
+// so the endpoint's first attempt has failed.
+func (b *bundle) failedOnce(t *testing.T, d *webhook.Deliverer) (biz *testBusiness, rc *receiver, hook, secret string) {
+	t.Helper()
+	biz, rc = b.newBusiness(true), newReceiver(t)
+	rc.status.Store(500)
+	hook, secret = b.endpoint(t, biz.live, rc, payd.EventCustomerCreated)
+	b.customer(t, biz.live)
+	run(t, d)
+	return biz, rc, hook, secret
 }
 
 // attemptAt reads an attempt's at.
