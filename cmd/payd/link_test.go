@@ -19,13 +19,7 @@ func TestLinkDisable(t *testing.T) {
 	dsns(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		db := storetest.OpenDSN(t, dsn, clock.Real{})
-		biz, err := payd.NewBusiness("Shop", "shop@example.com", true, clock.Real{}.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := db.CreateBusiness(ctx, biz); err != nil {
-			t.Fatal(err)
-		}
+		biz := storedBusiness(t, db)
 		l := &payd.Link{ID: payd.NewID(payd.PrefixLink), BusinessID: biz.ID, Code: payd.RandomString(payd.LinkCodeLength),
 			Name: "Phish", Amount: 500, Currency: "USD", Status: payd.LinkActive, CreatedAt: biz.CreatedAt, UpdatedAt: biz.CreatedAt}
 		if err := db.CreateLink(ctx, l); err != nil {

@@ -11,19 +11,26 @@ import (
 	"payd/store/storetest"
 )
 
+// storedBusiness stores a live business for a command to act on.
+func storedBusiness(t *testing.T, db payd.Store) *payd.Business {
+	t.Helper()
+	biz, err := payd.NewBusiness("Shop", "shop@example.com", true, clock.Real{}.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateBusiness(context.Background(), biz); err != nil {
+		t.Fatal(err)
+	}
+	return biz
+}
+
 // TestBusinessSuspend suspends and reinstates a business through the
 // command line, on both databases, and checks what the store then says.
 func TestBusinessSuspend(t *testing.T) {
 	dsns(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		db := storetest.OpenDSN(t, dsn, clock.Real{})
-		biz, err := payd.NewBusiness("Shop", "shop@example.com", true, clock.Real{}.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := db.CreateBusiness(ctx, biz); err != nil {
-			t.Fatal(err)
-		}
+		biz := storedBusiness(t, db)
 		var out struct {
 			BusinessID string `json:"business_id"`
 			Suspended  bool   `json:"suspended"`
