@@ -45,6 +45,18 @@ func (q *queries) MarkEventsDispatched(ctx context.Context, ids []string, at tim
 // parameters a row stays well inside both databases' limits.
 var insertChunks = []int{100, 10, 1}
 
+// nextChunk splits the first chunk of insertChunks' sizes off rows.
+func nextChunk[T any](rows []T) (chunk, rest []T) {
+	size := insertChunks[len(insertChunks)-1]
+	for _, n := range insertChunks {
+		if len(rows) >= n {
+			size = n
+			break
+		}
+	}
+	return rows[:size], rows[size:]
+}
+
 // CreateDeliveries stores new deliveries, many rows per statement: a
 // fan-out page stores hundreds at once, and one statement per row was most
 // of its cost.
@@ -54,15 +66,8 @@ func (q *queries) CreateDeliveries(ctx context.Context, ds []*payd.WebhookDelive
 	}
 	defer fail(&err, "webhook delivery", "store.CreateDeliveries(%s)", ds[0].ID)
 	for len(ds) > 0 {
-		size := insertChunks[len(insertChunks)-1]
-		for _, n := range insertChunks {
-			if len(ds) >= n {
-				size = n
-				break
-			}
-		}
-		chunk := ds[:size]
-		ds = ds[len(chunk):]
+		var chunk []*payd.WebhookDelivery
+		chunk, ds = nextChunk(ds)
 		args := make([]any, 0, 18*len(chunk))
 		var sb strings.Builder
 		sb.WriteString(`INSERT INTO webhook_deliveries (` + deliveryColumns + `) VALUES `)
@@ -171,15 +176,8 @@ func (q *queries) SaveDeliveries(ctx context.Context, ds []*payd.WebhookDelivery
 	}
 	defer fail(&err, "webhook delivery", "store.SaveDeliveries(%s)", ds[0].ID)
 	for len(ds) > 0 {
-		size := insertChunks[len(insertChunks)-1]
-		for _, n := range insertChunks {
-			if len(ds) >= n {
-				size = n
-				break
-			}
-		}
-		chunk := ds[:size]
-		ds = ds[size:]
+		var chunk []*payd.WebhookDelivery
+		chunk, ds = nextChunk(ds)
 		missed, err := q.saveChunk(ctx, chunk)
 		if err != nil {
 			return nil, err
