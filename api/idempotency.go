@@ -5,7 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 	"sync"
 	"time"
@@ -35,6 +37,14 @@ const (
 // refuses it if any other process stored the key first. That saves
 // SQLite's single writer one write per idempotent POST, the largest cost
 // of the whole chain under load (docs/benchmarks.md).
+//
+// On SQLite a route marked inTx does not even read the record before its
+// handler runs: most keys are new, and that read was the chain's next
+// largest cost. Its handler changes nothing outside writeTx, so a retry of
+// a stored request finds out at the upsert, which refuses to store over a
+// held key: the change is rolled back and the stored answer replayed
+// (errHeld). A handler that fails first reads the record then, so a retry
+// is replayed even when running it again would now fail.
 func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, c *call, rt route) error {
 	values := r.Header.Values("Idempotency-Key")
 	if len(values) == 0 {
@@ -52,7 +62,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, c *call, rt 
 		Scope: idemScope(r, c), Key: values[0], Method: r.Method, Path: r.URL.Path,
 		BodyHash: hashHex(c.body), CreatedAt: now, LockedUntil: now.Add(idemLease), ExpiresAt: now.Add(idemWindow),
 	}
-	held, err := s.claim(r.Context(), rec, now)
+	held, err := s.claim(r.Context(), rec, now, c, rt)
 	if err != nil {
 		return err
 	}
@@ -66,21 +76,41 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, c *call, rt 
 // claim takes rec's key, or returns the record that holds it. On SQLite
 // the memory claim is taken before the database is read: a request that
 // held the key keeps it until its record is committed, so whoever takes
-// the key after it is gone finds that record.
-func (s *Server) claim(ctx context.Context, rec *payd.IdempotencyRecord, now time.Time) (*payd.IdempotencyRecord, error) {
+// the key after it is gone finds that record. An inTx route skips the
+// read (c.deferred; see idempotent).
+func (s *Server) claim(ctx context.Context, rec *payd.IdempotencyRecord, now time.Time, c *call, rt route) (*payd.IdempotencyRecord, error) {
 	if s.sharedClaims {
 		return s.store.ClaimIdempotencyKey(ctx, rec, now)
 	}
 	if held := s.memory.take(rec); held != nil {
 		return held, nil
 	}
-	held, err := s.store.IdempotencyRecord(ctx, rec.Scope, rec.Key)
+	if rt.inTx {
+		c.deferred = true
+		return nil, nil
+	}
+	held, err := s.storedRecord(ctx, s.store, rec, now)
+	if held != nil || err != nil {
+		s.memory.drop(rec)
+	}
+	return held, err
+}
+
+// storedRecord reads the record that holds rec's key through q; nil when
+// none does.
+func (s *Server) storedRecord(ctx context.Context, q payd.IdempotencyStore, rec *payd.IdempotencyRecord, now time.Time) (*payd.IdempotencyRecord, error) {
+	held, err := q.IdempotencyRecord(ctx, rec.Scope, rec.Key)
 	if payd.IsNotFound(err) || (err == nil && !holds(held, now)) {
 		return nil, nil
 	}
-	s.memory.drop(rec)
 	return held, err
 }
+
+// errHeld says a deferred claim's key turned out to be held by a stored
+// record; the request is answered from it (see idempotent).
+type errHeld struct{ rec *payd.IdempotencyRecord }
+
+func (e errHeld) Error() string { return "api: the Idempotency-Key is held by a stored record" }
 
 // holds reports whether a stored record still holds its key at now: a
 // response within its 24 hours, or a claim whose lease has not lapsed.
@@ -158,7 +188,18 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rt route, re
 			s.release(r, rec)
 		}
 	}()
-	if err := rt.h(buf, r); err != nil {
+	before := w.Header().Clone()
+	err = rt.h(buf, r)
+	if held, herr := s.heldAfter(r.Context(), c, rec, err, buf.status); held != nil || herr != nil {
+		if herr != nil {
+			return herr
+		}
+		done = true
+		clear(w.Header())
+		maps.Copy(w.Header(), before)
+		return replay(w, held, rec)
+	}
+	if err != nil {
 		return err
 	}
 	if buf.status < 200 || buf.status > 299 {
@@ -174,6 +215,21 @@ func (s *Server) runClaimed(w http.ResponseWriter, r *http.Request, rt route, re
 	w.WriteHeader(buf.status)
 	_, _ = w.Write(buf.body.Bytes())
 	return nil
+}
+
+// heldAfter finds, once a deferred claim's handler has run, the stored
+// record that holds its key: the one writeTx met (errHeld), or, when the
+// handler failed before storing anything, the one a read finds. A request
+// that stored its own response, or whose claim was not deferred, has none.
+func (s *Server) heldAfter(ctx context.Context, c *call, rec *payd.IdempotencyRecord, err error, status int) (*payd.IdempotencyRecord, error) {
+	var h errHeld
+	if errors.As(err, &h) {
+		return h.rec, nil
+	}
+	if !c.deferred || c.stored || (err == nil && status >= 200 && status <= 299) {
+		return nil, nil
+	}
+	return s.storedRecord(ctx, s.store, rec, rec.CreatedAt)
 }
 
 // release frees a claimed key; a failure only delays a retry until the

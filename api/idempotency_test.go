@@ -345,3 +345,86 @@ func TestIdempotencyAcrossReplicas(t *testing.T) {
 		t.Fatalf("the other replica does not replay: %d %s", r.status, r.body)
 	}
 }
+
+// TestDeferredClaim covers an inTx route, whose stored record SQLite reads
+// only when the change meets it or the handler fails (Server.idempotent):
+// every answer must be what an up-front read would have given.
+func TestDeferredClaim(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		var srv *Server
+		var failFirst atomic.Bool
+		h := func(w http.ResponseWriter, r *http.Request) error {
+			w.Header().Set("X-Handler-Ran", "yes")
+			if failFirst.Load() {
+				return payd.Errorf(payd.ErrLinkDisabled, "refused before any change")
+			}
+			return storedThing(&srv)(w, r)
+		}
+		b := setup(t, db, route{method: "POST", path: "/_test/deferred", access: access{area: payd.AreaPayments, level: payd.AccessWrite}, h: h, inTx: true})
+		srv = b.srv
+		biz := b.newBusiness(false)
+		post := func(idem, name string) *response {
+			t.Helper()
+			return b.do(request{method: "POST", path: "/_test/deferred", key: biz.live, body: `{"name":"` + name + `"}`,
+				header: map[string]string{"Idempotency-Key": idem}})
+		}
+		first := post("d-1", "a")
+		if first.status != 201 || first.header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("first: %d %s", first.status, first.body)
+		}
+		again := post("d-1", "a")
+		if again.status != 201 || again.header.Get("Idempotent-Replayed") != "true" || string(again.body) != string(first.body) {
+			t.Fatalf("replay: %d %s / %s", again.status, again.body, first.body)
+		}
+		if n := countThings(t, db, "a"); n != 1 {
+			t.Fatalf("the change committed %d times", n)
+		}
+		if r := post("d-1", "b"); r.status != 409 || countThings(t, db, "b") != 0 {
+			t.Fatalf("reused key: %d %s, %d changes", r.status, r.body, countThings(t, db, "b"))
+		} else if code, _ := r.errorCode(t); code != "idempotency_key_reused" {
+			t.Fatalf("reused key: %s", code)
+		}
+		// A retry whose handler would now fail still gets the stored answer,
+		// without the failed run's headers.
+		failFirst.Store(true)
+		r := post("d-1", "a")
+		if r.status != 201 || r.header.Get("Idempotent-Replayed") != "true" || string(r.body) != string(first.body) || r.header.Get("X-Handler-Ran") != "" {
+			t.Fatalf("replay over a failing handler: %d %s %v", r.status, r.body, r.header)
+		}
+		if r := post("d-2", "c"); r.status != 409 {
+			t.Fatalf("a new key's failure is its own: %d %s", r.status, r.body)
+		} else if code, _ := r.errorCode(t); code != "link_disabled" {
+			t.Fatalf("a new key's failure is its own: %s", code)
+		}
+		failFirst.Store(false)
+		if r := post("d-2", "c"); r.status != 201 || r.header.Get("Idempotent-Replayed") != "" || countThings(t, db, "c") != 1 {
+			t.Fatalf("after a failure the key is free: %d %s", r.status, r.body)
+		}
+		// A change that fails after its write leaves nothing and frees the key.
+		if r := post("d-3", "fail"); r.status != 400 || countThings(t, db, "fail") != 0 {
+			t.Fatalf("failed change: %d %s", r.status, r.body)
+		}
+		// Concurrent first requests with one key: one change, one answer.
+		before := countThings(t, db, "race")
+		var wg sync.WaitGroup
+		bodies := make([]*response, 16)
+		for i := range bodies {
+			wg.Go(func() { bodies[i] = post("d-race", "race") })
+		}
+		wg.Wait()
+		if n := countThings(t, db, "race") - before; n != 1 {
+			t.Fatalf("concurrent first requests committed %d changes", n)
+		}
+		var created string
+		for _, r := range bodies {
+			if r.status == 201 {
+				if created != "" && created != string(r.body) {
+					t.Fatalf("two answers: %s / %s", created, r.body)
+				}
+				created = string(r.body)
+			} else if code, _ := r.errorCode(t); r.status != 409 || code != "idempotency_key_in_use" {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+		}
+	})
+}

@@ -63,7 +63,7 @@ func TestLoad(t *testing.T) {
 	for _, db := range dbs {
 		var srv *Server // the handler needs the server setup makes
 		b := setup(t, db, route{method: "POST", path: "/_test/objects", access: access{area: payd.AreaPayments, level: payd.AccessWrite},
-			h: func(w http.ResponseWriter, r *http.Request) error { return benchCreate(srv)(w, r) }})
+			h: func(w http.ResponseWriter, r *http.Request) error { return benchCreate(srv)(w, r) }, inTx: true})
 		srv = b.srv
 		b.srv.log = slog.New(slog.DiscardHandler) // keep the access log off the measurement
 		tb := b.newBusiness(false)

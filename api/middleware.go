@@ -28,9 +28,12 @@ type call struct {
 	key   *payd.APIKey   // nil on public routes called without a key
 	biz   *payd.Business // the key's business
 	// claim is the Idempotency-Key this request holds, if any; stored
-	// says that writeTx has already stored the response with the change.
-	claim  *payd.IdempotencyRecord
-	stored bool
+	// says that writeTx has already stored the response with the change;
+	// deferred that no stored record was looked for before the handler
+	// ran (see Server.idempotent).
+	claim    *payd.IdempotencyRecord
+	stored   bool
+	deferred bool
 }
 
 type callKey struct{}

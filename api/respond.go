@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"sync"
@@ -75,6 +76,14 @@ func (s *Server) writeTx(w http.ResponseWriter, r *http.Request, status int, fn 
 			return nil
 		}
 		err = q.CompleteIdempotencyKey(ctx, c.claim, status, "application/json", body)
+		if payd.IsNotFound(err) && c.deferred {
+			// A stored request is being retried: undo this run, answer that one.
+			held, err := s.storedRecord(ctx, q, c.claim, c.claim.CreatedAt)
+			if err == nil && held != nil {
+				return errHeld{held}
+			}
+			return errors.Join(err, errors.New("api: a held Idempotency-Key has no stored record"))
+		}
 		if payd.IsNotFound(err) {
 			// The claim lapsed and another request took the key over: this
 			// one must not commit its change beside that one.

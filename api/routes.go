@@ -23,6 +23,11 @@ type route struct {
 	pause string
 	// realMoney refuses test keys on a live business (spec 5.3).
 	realMoney bool
+	// inTx says the handler changes nothing but through writeTx, which
+	// stores an idempotent response in the change's own transaction; on
+	// SQLite such a route's key is then looked up only when the change
+	// finds it taken or the handler fails (see Server.idempotent).
+	inTx bool
 }
 
 // access says who may call a route.
@@ -71,36 +76,36 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/openapi.json", h: s.getOpenAPI, access: public},
 		{method: "GET", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true}},
 		{method: "POST", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true}},
-		{method: "POST", path: "/customers", h: s.createCustomer, access: customersWrite},
+		{method: "POST", path: "/customers", h: s.createCustomer, access: customersWrite, inTx: true},
 		{method: "GET", path: "/customers", h: s.listCustomers, access: customersRead},
 		{method: "GET", path: "/customers/{id}", h: s.getCustomer, access: customersRead},
 		{method: "PATCH", path: "/customers/{id}", h: s.updateCustomer, access: customersWrite},
-		{method: "POST", path: "/links", h: s.createLink, access: linksWrite, realMoney: true},
+		{method: "POST", path: "/links", h: s.createLink, access: linksWrite, realMoney: true, inTx: true},
 		{method: "GET", path: "/links", h: s.listLinks, access: linksRead},
 		{method: "GET", path: "/links/{id}", h: s.getLink, access: linksRead},
 		{method: "PATCH", path: "/links/{id}", h: s.updateLink, access: linksWrite, realMoney: true},
 		{method: "DELETE", path: "/links/{id}", h: s.deleteLink, access: linksWrite, realMoney: true},
-		{method: "POST", path: "/links/{id}/archive", h: s.archiveLink, access: linksWrite, realMoney: true},
-		{method: "POST", path: "/links/{id}/restore", h: s.restoreLink, access: linksWrite, realMoney: true},
+		{method: "POST", path: "/links/{id}/archive", h: s.archiveLink, access: linksWrite, realMoney: true, inTx: true},
+		{method: "POST", path: "/links/{id}/restore", h: s.restoreLink, access: linksWrite, realMoney: true, inTx: true},
 		{method: "GET", path: "/payments", h: s.listPayments, access: access{area: payd.AreaPayments, level: payd.AccessRead}},
 		// Search checks per kind what a restricted key reads (spec 4.2).
 		{method: "GET", path: "/search", h: s.search},
-		{method: "POST", path: "/payments", h: s.createPayment, access: paymentsWrite, realMoney: true},
+		{method: "POST", path: "/payments", h: s.createPayment, access: paymentsWrite, realMoney: true, inTx: true},
 		{method: "GET", path: "/payments/{id}", h: s.getPayment, access: paymentsRead},
-		{method: "POST", path: "/payments/{id}/cancel", h: s.cancelPayment, access: paymentsWrite, realMoney: true},
-		{method: "POST", path: "/payments/{id}/accept", h: s.acceptPayment, access: paymentsWrite, realMoney: true},
+		{method: "POST", path: "/payments/{id}/cancel", h: s.cancelPayment, access: paymentsWrite, realMoney: true, inTx: true},
+		{method: "POST", path: "/payments/{id}/accept", h: s.acceptPayment, access: paymentsWrite, realMoney: true, inTx: true},
 		{method: "GET", path: "/checkout-settings", h: s.getCheckoutSettings, access: settingsRead},
 		{method: "PATCH", path: "/checkout-settings", h: s.patchCheckoutSettings, access: settingsWrite, realMoney: true},
 		// Attaching a wallet decides where payments go (spec 5.3).
-		{method: "POST", path: "/wallet", h: s.createWallet, access: walletWrite, realMoney: true},
+		{method: "POST", path: "/wallet", h: s.createWallet, access: walletWrite, realMoney: true, inTx: true},
 		{method: "GET", path: "/wallet", h: s.getWallet, access: walletRead},
 		{method: "POST", path: "/payments/{id}/request-remainder", h: s.requestRemainder, access: paymentsWrite,
-			realMoney: true, idem: idemRequired},
+			realMoney: true, idem: idemRequired, inTx: true},
 		{method: "POST", path: "/checkouts", h: s.createCheckout, access: public, idem: idemRequired,
-			limit: "checkouts", pause: "checkouts"},
+			limit: "checkouts", pause: "checkouts", inTx: true},
 		{method: "GET", path: "/checkouts/{id}", h: s.getCheckout, access: public},
-		{method: "POST", path: "/checkouts/{id}/cancel", h: s.cancelCheckout, access: public},
-		{method: "POST", path: "/checkouts/{id}/claim", h: s.claimCheckout, access: public},
+		{method: "POST", path: "/checkouts/{id}/cancel", h: s.cancelCheckout, access: public, inTx: true},
+		{method: "POST", path: "/checkouts/{id}/claim", h: s.claimCheckout, access: public, inTx: true},
 		{method: "GET", path: "/public/payments/{code}", h: s.getPublicPayment, access: public},
 		{method: "GET", path: "/public/links/{code}", h: s.getPublicLink, access: public},
 		{method: "GET", path: "/metrics", h: s.getMetrics, access: access{area: payd.AreaMetrics, level: payd.AccessRead}},
