@@ -179,6 +179,12 @@ const (
 	savers    = 4
 )
 
+// LaneConns is how many database connections the loop uses at most at
+// once, the size of the pool of its own it gets on PostgreSQL (store.Lane,
+// docs/webhook-delivery.md): one for fanning out, one for claiming and
+// one per saving transaction.
+const LaneConns = 2 + savers
+
 // saver saves the results of attempts in batches, one statement per 100
 // rows: on PostgreSQL one commit instead of one per delivery, on SQLite
 // one job of the writer. Each row is still fenced by its own version, so a
