@@ -29,6 +29,10 @@ func (q *queries) MarkEventsDispatched(ctx context.Context, ids []string, at tim
 		return nil
 	}
 	defer fail(&err, "event", "store.MarkEventsDispatched(%s)", ids[0])
+	if q.dialect == dialectPostgres { // one statement text for any count
+		_, err = q.ex.ExecContext(ctx, `UPDATE events SET dispatched_at = $1 WHERE id = ANY($2::text[])`, micros(at), ids)
+		return err
+	}
 	args := []any{micros(at)}
 	marks := make([]string, len(ids))
 	for i, id := range ids {
@@ -65,6 +69,9 @@ func (q *queries) CreateDeliveries(ctx context.Context, ds []*payd.WebhookDelive
 		return nil
 	}
 	defer fail(&err, "webhook delivery", "store.CreateDeliveries(%s)", ds[0].ID)
+	if q.dialect == dialectPostgres {
+		return q.pgCreateDeliveries(ctx, ds)
+	}
 	for len(ds) > 0 {
 		var chunk []*payd.WebhookDelivery
 		chunk, ds = nextChunk(ds)
@@ -106,7 +113,11 @@ func (q *queries) ClaimDueDeliveries(ctx context.Context, now, until time.Time, 
 	}
 	args := []any{micros(until), micros(now), limit}
 	except := ""
-	if len(skip) > 0 {
+	switch {
+	case len(skip) > 0 && q.dialect == dialectPostgres: // one statement text for any count
+		args = append(args, skip)
+		except = " AND webhook_id <> ALL($4::text[])"
+	case len(skip) > 0:
 		marks := make([]string, len(skip))
 		for i, id := range skip {
 			args = append(args, id)
@@ -175,6 +186,9 @@ func (q *queries) SaveDeliveries(ctx context.Context, ds []*payd.WebhookDelivery
 		return nil, nil
 	}
 	defer fail(&err, "webhook delivery", "store.SaveDeliveries(%s)", ds[0].ID)
+	if q.dialect == dialectPostgres {
+		return q.pgSaveDeliveries(ctx, ds)
+	}
 	for len(ds) > 0 {
 		var chunk []*payd.WebhookDelivery
 		chunk, ds = nextChunk(ds)
@@ -216,31 +230,28 @@ func (q *queries) saveChunk(ctx context.Context, ds []*payd.WebhookDelivery) ([]
 		request_headers = v.request_headers, error = v.error, updated_at = v.updated_at
 		FROM v WHERE webhook_deliveries.id = v.id AND webhook_deliveries.version = v.version
 		RETURNING webhook_deliveries.id`)
-	rows, err := q.ex.QueryContext(ctx, sb.String(), args...)
+	saved, err := queryAll(ctx, q.ex, scanID, sb.String(), args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	saved := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		saved[id] = true
+	return settle(ds, saved), nil
+}
+
+// settle counts the versions of the saved deliveries of ds on and returns
+// the ids of the others.
+func settle(ds []*payd.WebhookDelivery, saved []string) (lost []string) {
+	ok := make(map[string]bool, len(saved))
+	for _, id := range saved {
+		ok[id] = true
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	var lost []string
 	for _, d := range ds {
-		if saved[d.ID] {
+		if ok[d.ID] {
 			d.Version++
 		} else {
 			lost = append(lost, d.ID)
 		}
 	}
-	return lost, nil
+	return lost
 }
 
 // DeliveryByID returns the business's delivery; not_found otherwise.
