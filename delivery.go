@@ -243,8 +243,11 @@ type DeliveryStore interface {
 	// oldest first; inside a PostgreSQL transaction they are locked and
 	// events another transaction holds are skipped.
 	UndispatchedEvents(ctx context.Context, limit int) ([]*Event, error)
-	// MarkEventsDispatched records that the events' deliveries exist.
-	MarkEventsDispatched(ctx context.Context, ids []string, at time.Time) error
+	// DispatchEvents marks up to limit events not yet fanned out as
+	// dispatched at at, oldest first, and returns them; on PostgreSQL
+	// events another transaction holds are skipped. Call it in the
+	// transaction that stores their deliveries.
+	DispatchEvents(ctx context.Context, limit int, at time.Time) ([]*Event, error)
 	// CreateDeliveries stores new deliveries; conflict if an id is taken,
 	// not_found when an endpoint no longer exists.
 	CreateDeliveries(ctx context.Context, ds []*WebhookDelivery) error

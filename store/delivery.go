@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,25 +25,27 @@ func (q *queries) UndispatchedEvents(ctx context.Context, limit int) (_ []*payd.
 		ORDER BY created_at, id LIMIT $1`+q.skipLocked(), limit)
 }
 
-// MarkEventsDispatched sets dispatched_at on the events in one statement.
-func (q *queries) MarkEventsDispatched(ctx context.Context, ids []string, at time.Time) (err error) {
-	if len(ids) == 0 {
-		return nil
+// DispatchEvents marks up to limit undispatched events dispatched at at,
+// oldest first, and returns them, in one statement: the fan-out's first
+// and only read of the events. On PostgreSQL the subquery locks the rows
+// it takes and skips those another fan-out holds, so replicas never take
+// one event twice; on SQLite the writer runs one transaction at a time.
+func (q *queries) DispatchEvents(ctx context.Context, limit int, at time.Time) (_ []*payd.Event, err error) {
+	defer fail(&err, "event", "store.DispatchEvents")
+	lock := ""
+	if q.dialect == dialectPostgres {
+		lock = " FOR UPDATE SKIP LOCKED"
 	}
-	defer fail(&err, "event", "store.MarkEventsDispatched(%s)", ids[0])
-	if q.dialect == dialectPostgres { // one statement text for any count
-		_, err = q.ex.ExecContext(ctx, `UPDATE events SET dispatched_at = $1 WHERE id = ANY($2::text[])`, micros(at), ids)
-		return err
+	evs, err := queryAll(ctx, q.ex, scanEvent, `UPDATE events SET dispatched_at = $1
+		WHERE id IN (SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $2`+lock+`)
+		RETURNING `+eventColumns, micros(at), limit)
+	if err != nil {
+		return nil, err
 	}
-	args := []any{micros(at)}
-	marks := make([]string, len(ids))
-	for i, id := range ids {
-		args = append(args, id)
-		marks[i] = "$" + strconv.Itoa(i+2)
-	}
-	_, err = q.ex.ExecContext(ctx, `UPDATE events SET dispatched_at = $1 WHERE id IN (`+strings.Join(marks, ", ")+`)`,
-		args...)
-	return err
+	slices.SortFunc(evs, func(a, b *payd.Event) int { // RETURNING keeps no order
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	return evs, nil
 }
 
 // insertChunks are the row counts of the INSERTs CreateDeliveries makes,
@@ -285,9 +289,14 @@ func (db *DB) UndispatchedEvents(ctx context.Context, limit int) ([]*payd.Event,
 	return db.reader(ctx).UndispatchedEvents(ctx, limit)
 }
 
-// MarkEventsDispatched records that the events' deliveries exist.
-func (db *DB) MarkEventsDispatched(ctx context.Context, ids []string, at time.Time) error {
-	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.MarkEventsDispatched(ctx, ids, at) })
+// DispatchEvents marks up to limit events dispatched and returns them, in
+// ctx's transaction when it carries one.
+func (db *DB) DispatchEvents(ctx context.Context, limit int, at time.Time) (evs []*payd.Event, err error) {
+	err = db.write(ctx, func(ctx context.Context, q *queries) error {
+		evs, err = q.DispatchEvents(ctx, limit, at)
+		return err
+	})
+	return evs, err
 }
 
 // CreateDeliveries stores new deliveries together.
