@@ -265,7 +265,10 @@ type DeliveryStore interface {
 	SaveDelivery(ctx context.Context, d *WebhookDelivery) error
 	// SaveDeliveries is SaveDelivery for many deliveries at once, each
 	// fenced by its own version; it returns the ids of those not saved
-	// (lease lost, or deleted) instead of failing.
+	// (lease lost, or deleted) instead of failing. Outside a transaction
+	// the save may be committed asynchronously: a database crash can then
+	// undo the last of them, and those deliveries, still leased, are
+	// attempted again when their leases lapse. SaveDelivery is durable.
 	SaveDeliveries(ctx context.Context, ds []*WebhookDelivery) (lost []string, err error)
 	// DeliveryByID returns the business's delivery; not_found otherwise.
 	DeliveryByID(ctx context.Context, businessID, id string) (*WebhookDelivery, error)

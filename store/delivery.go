@@ -338,19 +338,36 @@ func (db *DB) SaveDelivery(ctx context.Context, d *payd.WebhookDelivery) error {
 }
 
 // SaveDeliveries writes each of ds under its claimed version, in ctx's
-// transaction when it carries one; see payd.DeliveryStore.
+// transaction when it carries one; see payd.DeliveryStore. On PostgreSQL,
+// outside a transaction, it commits asynchronously (synchronous_commit
+// off for its own transaction alone): the commit does not wait for the
+// WAL flush nor ask for one, so the loop's saves no longer add flushes
+// that the API's commits queue behind. A database crash can lose the last
+// fraction of a second of such saves; each of those deliveries is then as
+// its claim or fan-out left it, leased, and is attempted again when the
+// lease lapses, which at-least-once delivery allows (docs/webhook-delivery.md).
 func (db *DB) SaveDeliveries(ctx context.Context, ds []*payd.WebhookDelivery) (lost []string, err error) {
 	versions := make([]int, len(ds))
 	for i, d := range ds {
 		versions[i] = d.Version
 	}
-	err = db.write(ctx, func(ctx context.Context, q *queries) error {
-		for i, d := range ds { // a write the SQLite writer runs again starts afresh
+	save := func(ctx context.Context, q *queries) error {
+		for i, d := range ds { // a write run again starts afresh
 			d.Version = versions[i]
 		}
 		lost, err = q.SaveDeliveries(ctx, ds)
 		return err
-	})
+	}
+	if db.dialect == dialectPostgres && db.txFrom(ctx) == nil {
+		err = db.pgTx(ctx, func(ctx context.Context, q *queries) error {
+			if _, err := q.ex.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+				return err
+			}
+			return save(ctx, q)
+		})
+	} else {
+		err = db.write(ctx, save)
+	}
 	if err != nil {
 		for i, d := range ds {
 			d.Version = versions[i]
