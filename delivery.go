@@ -243,8 +243,11 @@ type DeliveryStore interface {
 	// oldest first; inside a PostgreSQL transaction they are locked and
 	// events another transaction holds are skipped.
 	UndispatchedEvents(ctx context.Context, limit int) ([]*Event, error)
-	// MarkEventsDispatched records that the events' deliveries exist.
-	MarkEventsDispatched(ctx context.Context, ids []string, at time.Time) error
+	// DispatchEvents marks up to limit events not yet fanned out as
+	// dispatched at at, oldest first, and returns them; on PostgreSQL
+	// events another transaction holds are skipped. Call it in the
+	// transaction that stores their deliveries.
+	DispatchEvents(ctx context.Context, limit int, at time.Time) ([]*Event, error)
 	// CreateDeliveries stores new deliveries; conflict if an id is taken,
 	// not_found when an endpoint no longer exists.
 	CreateDeliveries(ctx context.Context, ds []*WebhookDelivery) error
@@ -262,7 +265,10 @@ type DeliveryStore interface {
 	SaveDelivery(ctx context.Context, d *WebhookDelivery) error
 	// SaveDeliveries is SaveDelivery for many deliveries at once, each
 	// fenced by its own version; it returns the ids of those not saved
-	// (lease lost, or deleted) instead of failing.
+	// (lease lost, or deleted) instead of failing. Outside a transaction
+	// the save may be committed asynchronously: a database crash can then
+	// undo the last of them, and those deliveries, still leased, are
+	// attempted again when their leases lapse. SaveDelivery is durable.
 	SaveDeliveries(ctx context.Context, ds []*WebhookDelivery) (lost []string, err error)
 	// DeliveryByID returns the business's delivery; not_found otherwise.
 	DeliveryByID(ctx context.Context, businessID, id string) (*WebhookDelivery, error)

@@ -371,4 +371,7 @@ type WebhookStore interface {
 	// EndpointsFor returns the business's enabled endpoints subscribed to
 	// eventType (by name or by "*"), oldest first: the fan-out of one event.
 	EndpointsFor(ctx context.Context, businessID, eventType string) ([]*WebhookEndpoint, error)
+	// EnabledEndpoints returns the enabled endpoints of the businesses,
+	// oldest first: the fan-out of a page of events in one read.
+	EnabledEndpoints(ctx context.Context, businessIDs []string) ([]*WebhookEndpoint, error)
 }

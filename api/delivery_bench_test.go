@@ -84,7 +84,14 @@ func runDeliveryLoad(t *testing.T, dialect string) deliveryLoad {
 		clTest{t, b}.dataOf(b.do(postWebhook(biz.live, map[string]any{"url": "http://" + addr + "/hook", "event_types": []string{"*"}})), 201)
 		dead = append(dead, biz.biz.ID)
 	}
-	d := webhook.NewDeliverer(db, webhook.NewSender(webhook.ClientOptions{AllowPrivate: true, Clock: b.clock}),
+	loopDB, err := db.Lane(context.Background(), webhook.LaneConns) // as payd serve does
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loopDB != db {
+		t.Cleanup(func() { loopDB.Close() })
+	}
+	d := webhook.NewDeliverer(loopDB, webhook.NewSender(webhook.ClientOptions{AllowPrivate: true, Clock: b.clock}),
 		b.clock, storetest.Logger(t), webhook.DelivererOptions{})
 	p := &loadProducer{t: t, db: b.db, clock: b.clock, commits: map[string]time.Time{}}
 	stopDead := p.trickle(dead, 5)

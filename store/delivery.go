@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,21 +25,27 @@ func (q *queries) UndispatchedEvents(ctx context.Context, limit int) (_ []*payd.
 		ORDER BY created_at, id LIMIT $1`+q.skipLocked(), limit)
 }
 
-// MarkEventsDispatched sets dispatched_at on the events in one statement.
-func (q *queries) MarkEventsDispatched(ctx context.Context, ids []string, at time.Time) (err error) {
-	if len(ids) == 0 {
-		return nil
+// DispatchEvents marks up to limit undispatched events dispatched at at,
+// oldest first, and returns them, in one statement: the fan-out's first
+// and only read of the events. On PostgreSQL the subquery locks the rows
+// it takes and skips those another fan-out holds, so replicas never take
+// one event twice; on SQLite the writer runs one transaction at a time.
+func (q *queries) DispatchEvents(ctx context.Context, limit int, at time.Time) (_ []*payd.Event, err error) {
+	defer fail(&err, "event", "store.DispatchEvents")
+	lock := ""
+	if q.dialect == dialectPostgres {
+		lock = " FOR UPDATE SKIP LOCKED"
 	}
-	defer fail(&err, "event", "store.MarkEventsDispatched(%s)", ids[0])
-	args := []any{micros(at)}
-	marks := make([]string, len(ids))
-	for i, id := range ids {
-		args = append(args, id)
-		marks[i] = "$" + strconv.Itoa(i+2)
+	evs, err := queryAll(ctx, q.ex, scanEvent, `UPDATE events SET dispatched_at = $1
+		WHERE id IN (SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at, id LIMIT $2`+lock+`)
+		RETURNING `+eventColumns, micros(at), limit)
+	if err != nil {
+		return nil, err
 	}
-	_, err = q.ex.ExecContext(ctx, `UPDATE events SET dispatched_at = $1 WHERE id IN (`+strings.Join(marks, ", ")+`)`,
-		args...)
-	return err
+	slices.SortFunc(evs, func(a, b *payd.Event) int { // RETURNING keeps no order
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	return evs, nil
 }
 
 // insertChunks are the row counts of the INSERTs CreateDeliveries makes,
@@ -65,6 +73,9 @@ func (q *queries) CreateDeliveries(ctx context.Context, ds []*payd.WebhookDelive
 		return nil
 	}
 	defer fail(&err, "webhook delivery", "store.CreateDeliveries(%s)", ds[0].ID)
+	if q.dialect == dialectPostgres {
+		return q.pgCreateDeliveries(ctx, ds)
+	}
 	for len(ds) > 0 {
 		var chunk []*payd.WebhookDelivery
 		chunk, ds = nextChunk(ds)
@@ -106,7 +117,11 @@ func (q *queries) ClaimDueDeliveries(ctx context.Context, now, until time.Time, 
 	}
 	args := []any{micros(until), micros(now), limit}
 	except := ""
-	if len(skip) > 0 {
+	switch {
+	case len(skip) > 0 && q.dialect == dialectPostgres: // one statement text for any count
+		args = append(args, skip)
+		except = " AND webhook_id <> ALL($4::text[])"
+	case len(skip) > 0:
 		marks := make([]string, len(skip))
 		for i, id := range skip {
 			args = append(args, id)
@@ -175,6 +190,9 @@ func (q *queries) SaveDeliveries(ctx context.Context, ds []*payd.WebhookDelivery
 		return nil, nil
 	}
 	defer fail(&err, "webhook delivery", "store.SaveDeliveries(%s)", ds[0].ID)
+	if q.dialect == dialectPostgres {
+		return q.pgSaveDeliveries(ctx, ds)
+	}
 	for len(ds) > 0 {
 		var chunk []*payd.WebhookDelivery
 		chunk, ds = nextChunk(ds)
@@ -216,31 +234,28 @@ func (q *queries) saveChunk(ctx context.Context, ds []*payd.WebhookDelivery) ([]
 		request_headers = v.request_headers, error = v.error, updated_at = v.updated_at
 		FROM v WHERE webhook_deliveries.id = v.id AND webhook_deliveries.version = v.version
 		RETURNING webhook_deliveries.id`)
-	rows, err := q.ex.QueryContext(ctx, sb.String(), args...)
+	saved, err := queryAll(ctx, q.ex, scanID, sb.String(), args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	saved := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		saved[id] = true
+	return settle(ds, saved), nil
+}
+
+// settle counts the versions of the saved deliveries of ds on and returns
+// the ids of the others.
+func settle(ds []*payd.WebhookDelivery, saved []string) (lost []string) {
+	ok := make(map[string]bool, len(saved))
+	for _, id := range saved {
+		ok[id] = true
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	var lost []string
 	for _, d := range ds {
-		if saved[d.ID] {
+		if ok[d.ID] {
 			d.Version++
 		} else {
 			lost = append(lost, d.ID)
 		}
 	}
-	return lost, nil
+	return lost
 }
 
 // DeliveryByID returns the business's delivery; not_found otherwise.
@@ -274,9 +289,14 @@ func (db *DB) UndispatchedEvents(ctx context.Context, limit int) ([]*payd.Event,
 	return db.reader(ctx).UndispatchedEvents(ctx, limit)
 }
 
-// MarkEventsDispatched records that the events' deliveries exist.
-func (db *DB) MarkEventsDispatched(ctx context.Context, ids []string, at time.Time) error {
-	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.MarkEventsDispatched(ctx, ids, at) })
+// DispatchEvents marks up to limit events dispatched and returns them, in
+// ctx's transaction when it carries one.
+func (db *DB) DispatchEvents(ctx context.Context, limit int, at time.Time) (evs []*payd.Event, err error) {
+	err = db.write(ctx, func(ctx context.Context, q *queries) error {
+		evs, err = q.DispatchEvents(ctx, limit, at)
+		return err
+	})
+	return evs, err
 }
 
 // CreateDeliveries stores new deliveries together.
@@ -318,19 +338,36 @@ func (db *DB) SaveDelivery(ctx context.Context, d *payd.WebhookDelivery) error {
 }
 
 // SaveDeliveries writes each of ds under its claimed version, in ctx's
-// transaction when it carries one; see payd.DeliveryStore.
+// transaction when it carries one; see payd.DeliveryStore. On PostgreSQL,
+// outside a transaction, it commits asynchronously (synchronous_commit
+// off for its own transaction alone): the commit does not wait for the
+// WAL flush nor ask for one, so the loop's saves no longer add flushes
+// that the API's commits queue behind. A database crash can lose the last
+// fraction of a second of such saves; each of those deliveries is then as
+// its claim or fan-out left it, leased, and is attempted again when the
+// lease lapses, which at-least-once delivery allows (docs/webhook-delivery.md).
 func (db *DB) SaveDeliveries(ctx context.Context, ds []*payd.WebhookDelivery) (lost []string, err error) {
 	versions := make([]int, len(ds))
 	for i, d := range ds {
 		versions[i] = d.Version
 	}
-	err = db.write(ctx, func(ctx context.Context, q *queries) error {
-		for i, d := range ds { // a write the SQLite writer runs again starts afresh
+	save := func(ctx context.Context, q *queries) error {
+		for i, d := range ds { // a write run again starts afresh
 			d.Version = versions[i]
 		}
 		lost, err = q.SaveDeliveries(ctx, ds)
 		return err
-	})
+	}
+	if db.dialect == dialectPostgres && db.txFrom(ctx) == nil {
+		err = db.pgTx(ctx, func(ctx context.Context, q *queries) error {
+			if _, err := q.ex.ExecContext(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
+				return err
+			}
+			return save(ctx, q)
+		})
+	} else {
+		err = db.write(ctx, save)
+	}
 	if err != nil {
 		for i, d := range ds {
 			d.Version = versions[i]

@@ -19,15 +19,17 @@ const (
 	pgTxAttempts = 8
 )
 
-// openPostgres opens the pgx pool through database/sql. Search path and
-// other settings come from the DSN (…?search_path=name).
-func openPostgres(ctx context.Context, db *DB, dsn string) error {
+// openPostgres opens the pgx pool of at most conns connections through
+// database/sql. Search path and other settings come from the DSN
+// (…?search_path=name).
+func openPostgres(ctx context.Context, db *DB, dsn string, conns, idle int) error {
 	pdb, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return err
 	}
-	pdb.SetMaxOpenConns(pgMaxConns)
-	pdb.SetMaxIdleConns(pgMaxConns / 2)
+	db.dsn = dsn
+	pdb.SetMaxOpenConns(conns)
+	pdb.SetMaxIdleConns(idle)
 	if err := pdb.PingContext(ctx); err != nil {
 		pdb.Close()
 		return err

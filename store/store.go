@@ -32,6 +32,8 @@ type DB struct {
 	read *sql.DB
 	// pool runs reads, and on PostgreSQL writes, outside a transaction.
 	pool *queries
+	// dsn is the PostgreSQL DSN, for Lane.
+	dsn string
 
 	// SQLite only: the file, the writer and its connection, the checkpointer.
 	path       string
@@ -58,7 +60,7 @@ func Open(ctx context.Context, dsn string, clk clock.Clock, log *slog.Logger) (*
 	var err error
 	if isPostgres(dsn) {
 		db.dialect = dialectPostgres
-		err = openPostgres(ctx, db, dsn)
+		err = openPostgres(ctx, db, dsn, pgMaxConns, pgMaxConns/2)
 	} else {
 		db.dialect = dialectSQLite
 		err = openSQLite(ctx, db, sqlitePath(dsn))
@@ -72,6 +74,26 @@ func Open(ctx context.Context, dsn string, clk clock.Clock, log *slog.Logger) (*
 	}
 	db.pool = &queries{ex: ex, dialect: db.dialect, clock: clk}
 	return db, nil
+}
+
+// Lane returns db for a background loop that must not wait behind the
+// API for a connection: on PostgreSQL a DB over the same database with a
+// pool of its own of at most conns connections (when the API's requests
+// hold all of the main pool's, the loop's statements still run at once,
+// and the loop cannot starve the API either); on SQLite, where every
+// write goes through the one writer anyway, db itself. Close the lane once
+// its loop has stopped: on PostgreSQL that closes its pool alone, on
+// SQLite it closes db, whose later Close then returns the same result.
+func (db *DB) Lane(ctx context.Context, conns int) (*DB, error) {
+	if db.dialect != dialectPostgres {
+		return db, nil
+	}
+	lane := &DB{dialect: db.dialect, clock: db.clock, log: db.log}
+	if err := openPostgres(ctx, lane, db.dsn, conns, conns); err != nil {
+		return nil, fmt.Errorf("store.Lane: %w", err)
+	}
+	lane.pool = &queries{ex: lane.read, dialect: lane.dialect, clock: lane.clock}
+	return lane, nil
 }
 
 // isPostgres reports whether dsn names a PostgreSQL database.

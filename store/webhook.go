@@ -135,6 +135,27 @@ func (q *queries) EndpointsFor(ctx context.Context, businessID, eventType string
 		ORDER BY created_at, id`, businessID, eventType, true)
 }
 
+// EnabledEndpoints returns the businesses' enabled endpoints, oldest
+// first, in one statement: a fan-out page reads the endpoints of all its
+// events' businesses at once instead of one query per business and type.
+func (q *queries) EnabledEndpoints(ctx context.Context, businessIDs []string) (_ []*payd.WebhookEndpoint, err error) {
+	defer fail(&err, "webhook endpoint", "store.EnabledEndpoints")
+	if len(businessIDs) == 0 {
+		return nil, nil
+	}
+	args, in := []any{true}, ""
+	if q.dialect == dialectPostgres { // one statement text for any count
+		args, in = append(args, businessIDs), "= ANY($2::text[])"
+	} else {
+		for _, id := range businessIDs {
+			args = append(args, id)
+		}
+		in = "IN (" + placeholders(2, len(businessIDs)) + ")"
+	}
+	return queryAll(ctx, q.ex, scanWebhookEndpoint, `SELECT `+webhookColumns+` FROM webhook_endpoints
+		WHERE enabled = $1 AND business_id `+in+` ORDER BY created_at, id`, args...)
+}
+
 // CreateWebhookEndpoint stores a new endpoint and its subscriptions in one
 // transaction (inline when ctx already carries one); conflict if its id is taken.
 func (db *DB) CreateWebhookEndpoint(ctx context.Context, e *payd.WebhookEndpoint) error {
@@ -160,6 +181,11 @@ func (db *DB) UpdateWebhookEndpoint(ctx context.Context, e *payd.WebhookEndpoint
 // DeleteWebhookEndpoint removes the business's endpoint; not_found otherwise.
 func (db *DB) DeleteWebhookEndpoint(ctx context.Context, businessID, id string) error {
 	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.DeleteWebhookEndpoint(ctx, businessID, id) })
+}
+
+// EnabledEndpoints returns the businesses' enabled endpoints.
+func (db *DB) EnabledEndpoints(ctx context.Context, businessIDs []string) ([]*payd.WebhookEndpoint, error) {
+	return db.reader(ctx).EnabledEndpoints(ctx, businessIDs)
 }
 
 // EndpointsFor returns the business's enabled endpoints that receive eventType.

@@ -92,11 +92,12 @@ func NewClient(opts ClientOptions) *http.Client {
 		ForceAttemptHTTP2:   true,
 		TLSClientConfig:     &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: opts.rootCAs},
 		TLSHandshakeTimeout: 10 * time.Second,
-		// A busy endpoint has up to DelivererOptions.PerEndpoint attempts
-		// in flight; keeping that many connections alive spares a TCP (and
-		// TLS) handshake per delivery, which at 2 idle per host dominated.
+		// A busy quick endpoint has up to 4 × DelivererOptions.PerEndpoint
+		// (256) attempts in flight; keeping that many connections alive
+		// spares a TCP (and TLS) handshake per delivery, which at 2 idle
+		// per host dominated.
 		MaxIdleConns:           1024,
-		MaxIdleConnsPerHost:    64,
+		MaxIdleConnsPerHost:    256,
 		IdleConnTimeout:        90 * time.Second,
 		MaxResponseHeaderBytes: maxHeaderBytes,
 	}

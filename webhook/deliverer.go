@@ -32,11 +32,12 @@ type DelivererOptions struct {
 	Workers int
 	// PerEndpoint bounds one endpoint's attempts in flight, softly: a
 	// claim passes over an endpoint that has its share, and one claim
-	// takes at most this many rows, so a fast endpoint never holds twice
-	// as many. An endpoint whose last attempt took 5 s or more is
-	// slow and its share is 4 (slowShare), strictly: claimed rows past it
-	// are left to their lease. A slow or dead endpoint thus holds a few
-	// slots and connections, never the rest.
+	// takes at most this many rows. An endpoint whose last attempt ended
+	// within a second is quick and its share is 4 times this (quickFactor);
+	// one whose last attempt took 5 s or more is slow and its share is 4
+	// (slowShare), strictly: claimed rows past it are left to their lease.
+	// A slow or dead endpoint thus holds a few slots and connections,
+	// never the rest.
 	PerEndpoint int
 }
 
@@ -315,29 +316,24 @@ func (p *fanPage) release(s *slots) {
 	}
 }
 
-// fanOutPage stores the deliveries of up to Page events and marks the
-// events dispatched, in the caller's transaction. The endpoints of a
-// business and type are looked up once per page.
+// fanOutPage marks up to Page events dispatched and stores their
+// deliveries, in the caller's transaction: one statement takes the events,
+// one reads the endpoints of all their businesses, one stores the
+// deliveries.
 func (d *Deliverer) fanOutPage(ctx context.Context, q payd.Queries, p *fanPage) error {
-	evs, err := q.UndispatchedEvents(ctx, d.opts.Page)
+	now := d.clock.Now()
+	evs, err := q.DispatchEvents(ctx, d.opts.Page, now)
 	if err != nil || len(evs) == 0 {
 		return err
 	}
-	now := d.clock.Now()
+	endpoints, err := endpointsOf(ctx, q, evs)
+	if err != nil {
+		return err
+	}
 	until := now.Add(d.opts.Lease)
-	ids := make([]string, len(evs))
-	endpoints := map[[2]string][]*payd.WebhookEndpoint{}
 	var all []*payd.WebhookDelivery
-	for i, ev := range evs {
-		ids[i] = ev.ID
-		key := [2]string{ev.BusinessID, ev.Type}
-		eps, ok := endpoints[key]
-		if !ok {
-			if eps, err = q.EndpointsFor(ctx, ev.BusinessID, ev.Type); err != nil {
-				return err
-			}
-			endpoints[key] = eps
-		}
+	for _, ev := range evs {
+		eps := receivers(endpoints[ev.BusinessID], ev.Type)
 		ds, err := payd.NewDeliveries(ev, eps, now)
 		if err != nil {
 			return err
@@ -355,11 +351,37 @@ func (d *Deliverer) fanOutPage(ctx context.Context, q payd.Queries, p *fanPage) 
 		}
 		all = append(all, ds...)
 	}
-	if err := q.CreateDeliveries(ctx, all); err != nil {
-		return err
-	}
 	p.events = len(evs)
-	return q.MarkEventsDispatched(ctx, ids, now)
+	return q.CreateDeliveries(ctx, all)
+}
+
+// endpointsOf reads the enabled endpoints of the events' businesses, by
+// business, oldest first.
+func endpointsOf(ctx context.Context, q payd.Queries, evs []*payd.Event) (map[string][]*payd.WebhookEndpoint, error) {
+	byBiz := map[string][]*payd.WebhookEndpoint{}
+	var ids []string
+	for _, ev := range evs {
+		if _, ok := byBiz[ev.BusinessID]; !ok {
+			byBiz[ev.BusinessID] = nil
+			ids = append(ids, ev.BusinessID)
+		}
+	}
+	eps, err := q.EnabledEndpoints(ctx, ids)
+	for _, e := range eps {
+		byBiz[e.BusinessID] = append(byBiz[e.BusinessID], e)
+	}
+	return byBiz, err
+}
+
+// receivers are the endpoints of eps that receive events of type typ.
+func receivers(eps []*payd.WebhookEndpoint, typ string) []*payd.WebhookEndpoint {
+	var out []*payd.WebhookEndpoint
+	for _, e := range eps {
+		if e.Receives(typ) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // endpointOf returns the endpoint of eps whose id is id.

@@ -12,18 +12,37 @@ import (
 
 // slowAfter is how long an attempt may take before its endpoint counts as
 // slow, and slowShare a slow endpoint's share of attempts in flight.
+// quickUnder is how soon an attempt must end for its endpoint to count as
+// quick, with quickFactor times the usual share: on a loaded machine even
+// a local receiver's attempts take tens of milliseconds, and 64 in flight
+// then capped one endpoint below 2,000 deliveries/s. An endpoint starts
+// with the usual share until an attempt shows its pace, so endpoints that
+// never answer hold 64 each for their first 15 s, not 256.
 const (
-	slowAfter = 5 * time.Second
-	slowShare = 4
+	slowAfter   = 5 * time.Second
+	slowShare   = 4
+	quickUnder  = time.Second
+	quickFactor = 4
+)
+
+// pace is what the last attempt to an endpoint showed of its speed; an
+// endpoint with neither is not known yet, or took between quickUnder and
+// slowAfter.
+type pace int8
+
+const (
+	paceQuick pace = iota + 1
+	paceSlow
 )
 
 // slots count the deliveries the loop holds, in all (attempts in flight
 // and results not saved yet) and per endpoint (attempts in flight), so
 // that a claim takes only what there is room for and passes over the
 // endpoints that already have their share. An endpoint's share is
-// perEndpoint while its attempts end quickly, and slowShare once one took
-// slowAfter or longer (until one is quick again): a dead endpoint then
-// holds a few connections, a busy fast one many.
+// quickFactor × perEndpoint while its attempts end within quickUnder,
+// slowShare once one took slowAfter or longer, and perEndpoint otherwise
+// (at first, and between the two): a dead endpoint then holds a few
+// connections, a busy fast one many.
 type slots struct {
 	max, perEndpoint int
 	// freed wakes the loop when an attempt ends.
@@ -36,18 +55,21 @@ type slots struct {
 	mu       sync.Mutex
 	inFlight int
 	endpoint map[string]int
-	slow     map[string]bool
+	pace     map[string]pace
 }
 
 func newSlots(max, perEndpoint int) slots {
 	return slots{max: max, perEndpoint: perEndpoint, freed: make(chan struct{}, 1), endpoint: map[string]int{},
-		slow: map[string]bool{}}
+		pace: map[string]pace{}}
 }
 
 // share is the endpoint's share of attempts in flight; s.mu is held.
 func (s *slots) share(id string) int {
-	if s.slow[id] {
+	switch s.pace[id] {
+	case paceSlow:
 		return slowShare
+	case paceQuick:
+		return quickFactor * s.perEndpoint
 	}
 	return s.perEndpoint
 }
@@ -79,7 +101,7 @@ func (s *slots) room() (n int, busy []string) {
 func (s *slots) takeClaimed(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.slow[id] && s.endpoint[id] >= slowShare {
+	if s.pace[id] == paceSlow && s.endpoint[id] >= slowShare {
 		return false
 	}
 	s.inFlight++
@@ -128,8 +150,7 @@ func (s *slots) untake(id string) {
 }
 
 // done counts an attempt to id that took took (negative when nothing was
-// sent) off its endpoint, notes whether the endpoint is slow, and wakes
-// the loop. When this frees the
+// sent) off its endpoint, notes the endpoint's pace, and wakes the loop. When this frees the
 // endpoint's share (it had exactly its share), claims may have passed rows
 // over that now have room, so it is worth a claim. The delivery still
 // holds its place in all until its result is saved (release), so that
@@ -144,9 +165,11 @@ func (s *slots) done(id string, took time.Duration) {
 	}
 	switch {
 	case took >= slowAfter:
-		s.slow[id] = true
+		s.pace[id] = paceSlow
+	case took >= quickUnder:
+		delete(s.pace, id)
 	case took >= 0:
-		delete(s.slow, id)
+		s.pace[id] = paceQuick
 	}
 	s.mu.Unlock()
 	s.wake()
@@ -178,6 +201,12 @@ const (
 	saveBatch = 256
 	savers    = 4
 )
+
+// LaneConns is how many database connections the loop uses at most at
+// once, the size of the pool of its own it gets on PostgreSQL (store.Lane,
+// docs/webhook-delivery.md): one for fanning out, one for claiming and
+// one per saving transaction.
+const LaneConns = 2 + savers
 
 // saver saves the results of attempts in batches, one statement per 100
 // rows: on PostgreSQL one commit instead of one per delivery, on SQLite

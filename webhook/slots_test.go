@@ -50,9 +50,13 @@ func TestSlotsShares(t *testing.T) {
 	if !s.more.Load() || s.share("a") != slowShare {
 		t.Fatalf("freeing a slow endpoint's share: more %v, share %d", s.more.Load(), s.share("a"))
 	}
-	s.done("a", time.Millisecond)
+	s.done("a", 2*time.Second)
 	if s.share("a") != 3 {
-		t.Fatal("a quick attempt did not make the endpoint fast again")
+		t.Fatal("an attempt of 2 s did not give the endpoint the usual share again")
+	}
+	s.done("a", time.Millisecond)
+	if s.share("a") != quickFactor*3 {
+		t.Fatalf("a quick endpoint's share is %d", s.share("a"))
 	}
 	if s.inFlight != 3+1+slowShare {
 		t.Fatalf("%d places held before any save", s.inFlight)

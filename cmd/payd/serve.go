@@ -87,7 +87,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	nets := networks(dn)
 	// --dev delivers to local receivers (http, loopback); production only
 	// to public https addresses, checked at connect time.
-	deliverer := webhook.NewDeliverer(db, webhook.NewSender(webhook.ClientOptions{AllowPrivate: cfg.Dev, Clock: clk}),
+	// The loop has a pool of its own, so the API cannot make it wait.
+	loopDB, err := db.Lane(ctx, webhook.LaneConns)
+	if err != nil {
+		return err
+	}
+	defer loopDB.Close()
+	deliverer := webhook.NewDeliverer(loopDB, webhook.NewSender(webhook.ClientOptions{AllowPrivate: cfg.Dev, Clock: clk}),
 		clk, log, webhook.DelivererOptions{})
 	srv, err := api.New(ctx, api.Options{Store: db, Clock: clk, Log: log, Rates: rates, Counter: counter,
 		Dev: cfg.Dev, DevClock: devClock, Devnet: devnetControl(dn), TrustedProxies: proxies, PublicURL: public,

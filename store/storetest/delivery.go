@@ -49,11 +49,24 @@ func testDeliveryFanOut(b *bundle) func(t *testing.T) {
 		if len(evs) != 2 || evs[0].ID != first.ID || evs[1].ID != second.ID {
 			t.Fatalf("UndispatchedEvents = %+v", evs)
 		}
-		must(t, st.MarkEventsDispatched(ctx, []string{first.ID}, t0))
+		third := mustEvent(t, ctx, st, biz.ID, payd.EventCustomerUpdated, t0.Add(2*time.Second))
+		evs, err = st.DispatchEvents(ctx, 2, t0)
+		must(t, err)
+		if len(evs) != 2 || !reflect.DeepEqual(evs[0], first) || evs[1].ID != second.ID {
+			t.Fatalf("DispatchEvents(2) = %+v", evs)
+		}
 		evs, err = st.UndispatchedEvents(ctx, 10)
 		must(t, err)
-		if len(evs) != 1 || evs[0].ID != second.ID {
-			t.Fatalf("after dispatching the first: %+v", evs)
+		if len(evs) != 1 || evs[0].ID != third.ID {
+			t.Fatalf("after dispatching two: %+v", evs)
+		}
+		evs, err = st.DispatchEvents(ctx, 10, t0)
+		must(t, err)
+		if len(evs) != 1 || evs[0].ID != third.ID {
+			t.Fatalf("DispatchEvents(10) = %+v", evs)
+		}
+		if evs, err = st.DispatchEvents(ctx, 10, t0); err != nil || len(evs) != 0 {
+			t.Fatalf("nothing left to dispatch: %+v, %v", evs, err)
 		}
 	}
 }

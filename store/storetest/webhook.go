@@ -162,7 +162,7 @@ func testEndpointsFor(b *bundle) func(t *testing.T) {
 		biz := mustBusiness(t, ctx, st).ID
 		named := mustEndpoint(t, ctx, st, biz, t0, nil, payd.EventPaymentFailed, payd.EventPaymentSucceeded)
 		all := mustEndpoint(t, ctx, st, biz, t0.Add(time.Second), nil, payd.EventTypeAll)
-		mustEndpoint(t, ctx, st, biz, t0.Add(2*time.Second), nil, payd.EventLinkCreated)
+		linkOnly := mustEndpoint(t, ctx, st, biz, t0.Add(2*time.Second), nil, payd.EventLinkCreated)
 		mustEndpoint(t, ctx, st, biz, t0.Add(3*time.Second), func(e *payd.WebhookEndpoint) { e.Enabled = false },
 			payd.EventPaymentSucceeded)
 		mustEndpoint(t, ctx, st, biz, t0.Add(4*time.Second), func(e *payd.WebhookEndpoint) { e.Enabled = false },
@@ -191,6 +191,17 @@ func testEndpointsFor(b *bundle) func(t *testing.T) {
 		must(t, all.Update(payd.WebhookEndpointUpdate{Enabled: &on}, false, t0))
 		must(t, st.UpdateWebhookEndpoint(ctx, all))
 		wantIDs(t, "after disabling", fanout(payd.EventCustomerCreated), []string{named.ID})
+		// EnabledEndpoints: every enabled endpoint of the businesses asked for.
+		other := mustBusiness(t, ctx, st).ID
+		third := mustBusiness(t, ctx, st).ID
+		mine := mustEndpoint(t, ctx, st, other, t0.Add(-time.Second), nil, payd.EventLinkCreated)
+		mustEndpoint(t, ctx, st, third, t0, nil, payd.EventTypeAll)
+		got, err := st.EnabledEndpoints(ctx, []string{biz, other})
+		must(t, err)
+		wantIDs(t, "EnabledEndpoints", endpointIDs(got), []string{mine.ID, named.ID, linkOnly.ID})
+		if got, err := st.EnabledEndpoints(ctx, nil); err != nil || len(got) != 0 {
+			t.Fatalf("EnabledEndpoints(nil) = %v, %v", got, err)
+		}
 	}
 }
 
