@@ -91,6 +91,7 @@ func (s *Server) createCheckout(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.deposits.prepare(ch.network, tg.wallet.Keys[ch.network])
 	return s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
 		c, err := s.openCheckout(ctx, q, tg, ch, open)
 		if err != nil {
@@ -264,14 +265,15 @@ func (s *Server) storePayment(ctx context.Context, q payd.Queries, old, p *payd.
 }
 
 // deposit hands out the wallet's next receive index on the network and
-// derives its deposit.
+// takes its deposit, derived ahead by this request or another (see
+// depositsAhead) or now.
 func (s *Server) deposit(ctx context.Context, q payd.Queries, w *payd.Wallet, in *payd.OpenParams) error {
 	idx, err := q.NextAddressIndex(ctx, w.ID, in.Network)
 	if err != nil {
 		return err
 	}
 	in.AddressIndex = idx
-	in.Deposit, err = s.opts.Networks[in.Network].Deposit(w.Keys[in.Network], idx)
+	in.Deposit, err = s.deposits.take(in.Network, w.Keys[in.Network], idx)
 	return err
 }
 
