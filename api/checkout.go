@@ -237,18 +237,24 @@ func (s *Server) openCheckout(ctx context.Context, q payd.Queries, tg *checkoutT
 			return nil, err
 		}
 	}
-	if err := s.storePayment(ctx, q, old, p, actor); err != nil {
+	paid, err := s.storePayment(ctx, q, old, p, actor)
+	if err != nil {
 		return nil, err
 	}
 	if err := q.CreateCheckout(ctx, c); err != nil {
 		return nil, err
 	}
-	return c, s.CheckoutChanged(ctx, q, "", c, actor)
+	opened, err := s.checkoutEvents("", c, actor)
+	if err != nil {
+		return nil, err
+	}
+	return c, appendEvents(ctx, q, paid, opened)
 }
 
 // storePayment creates p (old is nil) or stores its change from old, with
-// the stats and the events the change moves.
-func (s *Server) storePayment(ctx context.Context, q payd.Queries, old, p *payd.Payment, actor payd.Actor) error {
+// the stats the change moves, and returns the change's events for the
+// caller to store (appendEvents) with its own.
+func (s *Server) storePayment(ctx context.Context, q payd.Queries, old, p *payd.Payment, actor payd.Actor) ([]*payd.Event, error) {
 	var err error
 	if old == nil {
 		err = q.CreatePayment(ctx, p)
@@ -256,12 +262,12 @@ func (s *Server) storePayment(ctx context.Context, q payd.Queries, old, p *payd.
 		err = q.UpdatePayment(ctx, p)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := payd.ApplyPaymentStats(ctx, q, old, p); err != nil {
-		return err
+		return nil, err
 	}
-	return s.PaymentChanged(ctx, q, old, p, actor)
+	return s.paymentEvents(old, p, actor)
 }
 
 // deposit hands out the wallet's next receive index on the network and
