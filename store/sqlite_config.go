@@ -12,8 +12,8 @@ import (
 // SQLite's default is 64 KiB). A statement that may fail after changing
 // some rows (several rows, or a trigger: the payment's insert, the events'
 // multi-row insert) copies each page it first changes there, so that it
-// alone can be undone. The payment's insert touches about twenty pages of
-// its table, indexes and triggers' tables, more than 64 KiB holds; once
+// alone can be undone. The payment's insert touches more pages of its
+// table, indexes and triggers' tables than 64 KiB holds; once
 // spilled the journal stays a file for the rest of the batch's transaction,
 // and each page cost two pwrite calls. The in-memory journal is one chunk of
 // this size, so it must stay below the 128 KiB that SQLite's unix VFS

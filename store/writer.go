@@ -39,12 +39,12 @@ type job struct {
 // isolated, each in its own savepoint, only when a bare run failed. In a
 // savepoint SQLite copies every page a job changes, the first time it
 // does, to the statement journal so that the job alone can be undone:
-// for a checkout (about a dozen writes over some forty pages of tables and
-// indexes) that copying was a quarter of the writer's time, and the writer
+// for a checkout (about a dozen writes over more than thirty pages of tables
+// and indexes) that copying was a quarter of the writer's time, and the writer
 // is the bottleneck (docs/benchmarks.md, "Checkouts (issue 4)"). Jobs
 // rarely fail inside the transaction, so a failure instead rolls back the
 // bare run, and the batch runs again isolated: a failed job still takes no
-// other job down, at the cost of running the batch's jobs twice.
+// other job down, at the cost of running the jobs before it twice.
 
 // writer owns SQLite's one write connection. A single goroutine runs every
 // write transaction, so writes never contend for the lock inside this
