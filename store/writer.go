@@ -65,12 +65,13 @@ type writer struct {
 	batches atomic.Int64
 	// ends counts the transactions the connection ended, committed or
 	// rolled back, explicitly or by SQLite itself after an error such as a
-	// full disk (commit and rollback hooks). A bare job under which it
-	// moved has ended the batch's transaction: see runBare.
+	// full disk (commit and rollback hooks). A job under which it moved
+	// has ended the batch's transaction: see runJob.
 	ends atomic.Int64
 	// inJob is set while a job runs. Only the writer commits: a COMMIT
 	// inside a job would make the jobs before it durable although the
-	// batch then runs them again, so SQLite is told to roll it back.
+	// batch then runs them again, so SQLite is told to roll it back, and
+	// so is any write the job makes after its transaction has ended.
 	inJob atomic.Bool
 }
 
@@ -183,7 +184,7 @@ func (w *writer) collect(batch []*job) []*job {
 // runBatch runs jobs in one transaction and answers them, each bare or,
 // when isolated, in its own savepoint. It returns the jobs to run again,
 // and whether isolated: a bare run that failed runs again isolated (see
-// job), and if the transaction itself breaks under a job (SQLite rolls
+// above writer), and if the transaction itself breaks under a job (SQLite rolls
 // back the whole transaction on errors such as a full disk), that job gets
 // its error and the jobs it took down run again. A transaction function
 // may run more than once.

@@ -240,6 +240,29 @@ func TestWriterRefusesACommitInsideAJob(t *testing.T) {
 	wantStored(t, db, after, true)
 }
 
+// TestWriterRefusesWritesAfterAJobEndedItsTransaction checks that a write a
+// job makes after its transaction ended, which SQLite would run on its own
+// and commit, is rolled back instead.
+func TestWriterRefusesWritesAfterAJobEndedItsTransaction(t *testing.T) {
+	db := openWriterTest(t)
+	before, stray, after := newTestBusiness(t), newTestBusiness(t), newTestBusiness(t)
+	errs, _ := submitAll(t, db,
+		createBusiness(before),
+		func(ctx context.Context, q *queries) error {
+			_, _ = q.ex.ExecContext(ctx, "ROLLBACK")
+			_ = q.CreateBusiness(ctx, stray) // its error ignored, as careless code might
+			return nil
+		},
+		createBusiness(after),
+	)
+	if errs[0] != nil || !errors.Is(errs[1], errTxEnded) || errs[2] != nil {
+		t.Fatalf("errors = %v; want only the job that ended its transaction to fail", errs)
+	}
+	wantStored(t, db, before, true)
+	wantStored(t, db, stray, false)
+	wantStored(t, db, after, true)
+}
+
 // TestWriterRunsJobsBareUnlessOneFails counts how often each job of a batch
 // runs: once while all succeed; when a job fails, the jobs before it run
 // once more, the batch now isolated in savepoints, except when the failed
