@@ -91,6 +91,7 @@ func (s *Server) createCheckout(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.deposits.prepare(ch.network, tg.wallet.Keys[ch.network])
 	return s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
 		c, err := s.openCheckout(ctx, q, tg, ch, open)
 		if err != nil {
@@ -236,18 +237,24 @@ func (s *Server) openCheckout(ctx context.Context, q payd.Queries, tg *checkoutT
 			return nil, err
 		}
 	}
-	if err := s.storePayment(ctx, q, old, p, actor); err != nil {
+	paid, err := s.storePayment(ctx, q, old, p, actor)
+	if err != nil {
 		return nil, err
 	}
 	if err := q.CreateCheckout(ctx, c); err != nil {
 		return nil, err
 	}
-	return c, s.CheckoutChanged(ctx, q, "", c, actor)
+	opened, err := s.checkoutEvents("", c, actor)
+	if err != nil {
+		return nil, err
+	}
+	return c, appendEvents(ctx, q, paid, opened)
 }
 
 // storePayment creates p (old is nil) or stores its change from old, with
-// the stats and the events the change moves.
-func (s *Server) storePayment(ctx context.Context, q payd.Queries, old, p *payd.Payment, actor payd.Actor) error {
+// the stats the change moves, and returns the change's events for the
+// caller to store (appendEvents) with its own.
+func (s *Server) storePayment(ctx context.Context, q payd.Queries, old, p *payd.Payment, actor payd.Actor) ([]*payd.Event, error) {
 	var err error
 	if old == nil {
 		err = q.CreatePayment(ctx, p)
@@ -255,23 +262,24 @@ func (s *Server) storePayment(ctx context.Context, q payd.Queries, old, p *payd.
 		err = q.UpdatePayment(ctx, p)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := payd.ApplyPaymentStats(ctx, q, old, p); err != nil {
-		return err
+		return nil, err
 	}
-	return s.PaymentChanged(ctx, q, old, p, actor)
+	return s.paymentEvents(old, p, actor)
 }
 
 // deposit hands out the wallet's next receive index on the network and
-// derives its deposit.
+// takes its deposit, derived ahead by this request or another (see
+// depositsAhead) or now.
 func (s *Server) deposit(ctx context.Context, q payd.Queries, w *payd.Wallet, in *payd.OpenParams) error {
 	idx, err := q.NextAddressIndex(ctx, w.ID, in.Network)
 	if err != nil {
 		return err
 	}
 	in.AddressIndex = idx
-	in.Deposit, err = s.opts.Networks[in.Network].Deposit(w.Keys[in.Network], idx)
+	in.Deposit, err = s.deposits.take(in.Network, w.Keys[in.Network], idx)
 	return err
 }
 

@@ -74,11 +74,16 @@ func (s *Server) changeCheckout(w http.ResponseWriter, r *http.Request, change f
 			}
 		}
 		actor := actorOf(ctx, c.Email)
+		var paid []*payd.Event
 		if len(p.Events) > len(old.Events) {
-			if err := s.storePayment(ctx, q, &old, p, actor); err != nil {
+			if paid, err = s.storePayment(ctx, q, &old, p, actor); err != nil {
 				return nil, err
 			}
 		}
-		return s.toCheckout(c), s.CheckoutChanged(ctx, q, was, c, actor)
+		changed, err := s.checkoutEvents(was, c, actor)
+		if err != nil {
+			return nil, err
+		}
+		return s.toCheckout(c), appendEvents(ctx, q, paid, changed)
 	})
 }

@@ -102,13 +102,18 @@ func (s *Server) openRemainder(ctx context.Context, q payd.Queries, tg *checkout
 	c.Crypto.PaymentURI = s.opts.Networks[in.Network].PaymentURI(payd.PaymentRequest{Deposit: c.Crypto.Deposit,
 		Amount: c.Crypto.Amount, Label: tg.biz.Name})
 	actor := actorOf(ctx, "")
-	if err := s.storePayment(ctx, q, &old, p, actor); err != nil {
+	paid, err := s.storePayment(ctx, q, &old, p, actor)
+	if err != nil {
 		return nil, err
 	}
 	if err := q.CreateCheckout(ctx, c); err != nil {
 		return nil, err
 	}
-	if err := s.CheckoutChanged(ctx, q, "", c, actor); err != nil {
+	opened, err := s.checkoutEvents("", c, actor)
+	if err != nil {
+		return nil, err
+	}
+	if err := appendEvents(ctx, q, paid, opened); err != nil {
 		return nil, err
 	}
 	page, err := s.pageURL(ctx, q, p)

@@ -70,9 +70,11 @@ type Server struct {
 	limiter *limiter
 	keys    *keyCache
 	pauses  *pauseCache
-	cursors cursorCodec
-	opts    Options
-	mux     *http.ServeMux
+	// deposits derives checkouts' deposits ahead of their transactions.
+	deposits *depositsAhead
+	cursors  cursorCodec
+	opts     Options
+	mux      *http.ServeMux
 	// ratesBody caches the encoded newest exchange rates.
 	ratesBody ratesBody
 	// sharedClaims says idempotency claims must be in the database because
@@ -104,11 +106,12 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	s := &Server{
 		store: o.Store, clock: o.Clock, log: o.Log, rates: o.Rates, opts: o,
-		limiter: newLimiter(o.Counter, o.Clock, rateRules),
-		keys:    newKeyCache(o.Store, o.Clock, o.KeyCacheTTL),
-		pauses:  newPauseCache(o.Store, o.Clock, time.Second),
-		cursors: cursorCodec{key: []byte(secret)},
-		mux:     http.NewServeMux(),
+		limiter:  newLimiter(o.Counter, o.Clock, rateRules),
+		keys:     newKeyCache(o.Store, o.Clock, o.KeyCacheTTL),
+		pauses:   newPauseCache(o.Store, o.Clock, time.Second),
+		deposits: newDepositsAhead(o.Networks),
+		cursors:  cursorCodec{key: []byte(secret)},
+		mux:      http.NewServeMux(),
 		// Several payd serve processes share a PostgreSQL database; one
 		// serves an SQLite file.
 		sharedClaims: o.Store.Dialect() == "postgres",

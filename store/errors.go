@@ -87,6 +87,9 @@ func pgCode(err error) string {
 // errClosed answers calls made after Close.
 var errClosed = errors.New("store: database is closed")
 
+// errTxEnded breaks a batch whose transaction ended while one of its jobs ran.
+var errTxEnded = errors.New("store: the transaction ended inside a transaction function")
+
 // panicError is what a transaction function's panic becomes: the panic
 // fails that transaction only, never its batch or the process.
 type panicError struct{ value any }

@@ -109,8 +109,14 @@ func openSQLite(ctx context.Context, db *DB, path string) (err error) {
 		return err
 	}
 	db.ckpt = newCheckpointer(cdb, path, db.clock, db.log)
-	db.writer = newWriter(db, conn, db.ckpt)
+	if db.writer, err = newWriter(db, conn, db.ckpt); err != nil {
+		_ = db.ckpt.close()
+		return err
+	}
 	db.writerDB, db.writerConn = wdb, conn
+	if sqliteConfigErr != nil {
+		db.log.Warn("store: SQLite statement journals spill to disk early", "error", sqliteConfigErr)
+	}
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"modernc.org/sqlite"
+
 	"payd"
 )
 
@@ -29,9 +31,20 @@ type job struct {
 	fn   txFunc
 	done chan error
 	// single marks a store method's own write (one statement, or a write
-	// plus reads), which needs no savepoint of its own: see runJob.
+	// plus reads), which needs no savepoint of its own: see runBare.
 	single bool
 }
+
+// The writer runs a batch's jobs bare, without a savepoint each, and
+// isolated, each in its own savepoint, only when a bare run failed. In a
+// savepoint SQLite copies every page a job changes, the first time it
+// does, to the statement journal so that the job alone can be undone:
+// for a checkout (about a dozen writes over more than thirty pages of tables
+// and indexes) that copying was a quarter of the writer's time, and the writer
+// is the bottleneck (docs/benchmarks.md, "Checkouts (issue 4)"). Jobs
+// rarely fail inside the transaction, so a failure instead rolls back the
+// bare run, and the batch runs again isolated: a failed job still takes no
+// other job down, at the cost of running the jobs before it twice.
 
 // writer owns SQLite's one write connection. A single goroutine runs every
 // write transaction, so writes never contend for the lock inside this
@@ -50,13 +63,54 @@ type writer struct {
 	// batches counts COMMITs, for the checkpoint kick and for tests that
 	// check which jobs shared one.
 	batches atomic.Int64
+	// ends counts the transactions the connection ended, committed or
+	// rolled back, explicitly or by SQLite itself after an error such as a
+	// full disk (commit and rollback hooks). A job under which it moved
+	// has ended the batch's transaction: see runJob.
+	ends atomic.Int64
+	// inJob is set while a job runs. Only the writer commits: a COMMIT
+	// inside a job would make the jobs before it durable although the
+	// batch then runs them again, so SQLite is told to roll it back, and
+	// so is any write the job makes after its transaction has ended.
+	inJob atomic.Bool
 }
 
 // newWriter starts the writer goroutine on conn.
-func newWriter(db *DB, conn *sql.Conn, ckpt *checkpointer) *writer {
+func newWriter(db *DB, conn *sql.Conn, ckpt *checkpointer) (*writer, error) {
 	w := &writer{db: db, conn: newStmtCache(conn, true), jobs: make(chan *job, maxBatch), ckpt: ckpt, stopped: make(chan struct{})}
+	if err := w.hook(conn); err != nil {
+		return nil, err
+	}
 	go w.run()
-	return w
+	return w, nil
+}
+
+// txHooks is the part of modernc.org/sqlite's connection that reports the
+// ends of transactions.
+type txHooks interface {
+	RegisterCommitHook(sqlite.CommitHookFn)
+	RegisterRollbackHook(sqlite.RollbackHookFn)
+}
+
+// hook makes conn count in w.ends every transaction it ends, and refuse
+// a commit from inside a job (w.inJob). SQLite calls the hooks on the
+// goroutine running the statement, the writer's.
+func (w *writer) hook(conn *sql.Conn) error {
+	return conn.Raw(func(dc any) error {
+		h, ok := dc.(txHooks)
+		if !ok {
+			return fmt.Errorf("store: SQLite connection %T has no commit and rollback hooks", dc)
+		}
+		h.RegisterCommitHook(func() int32 {
+			if w.inJob.Load() {
+				return 1 // SQLite rolls back instead, and calls the rollback hook
+			}
+			w.ends.Add(1)
+			return 0
+		})
+		h.RegisterRollbackHook(func() { w.ends.Add(1) })
+		return nil
+	})
 }
 
 // submit queues fn and waits for its answer. It does not give up when ctx
@@ -103,8 +157,8 @@ func (w *writer) run() {
 	batch := make([]*job, 0, maxBatch)
 	for first := range w.jobs {
 		batch = w.collect(append(batch[:0], first))
-		for rest := batch; len(rest) > 0; {
-			rest = w.runBatch(rest)
+		for rest, isolated := batch, false; len(rest) > 0; {
+			rest, isolated = w.runBatch(rest, isolated)
 		}
 		w.finishCheckpoint()
 	}
@@ -127,38 +181,63 @@ func (w *writer) collect(batch []*job) []*job {
 	return batch
 }
 
-// runBatch runs jobs in one transaction, each in its own savepoint, and
-// answers them. If the transaction itself breaks under a job (SQLite rolls
+// runBatch runs jobs in one transaction and answers them, each bare or,
+// when isolated, in its own savepoint. It returns the jobs to run again,
+// and whether isolated: a bare run that failed runs again isolated (see
+// above writer), and if the transaction itself breaks under a job (SQLite rolls
 // back the whole transaction on errors such as a full disk), that job gets
-// its error and the jobs it took down are returned to run again: a
-// transaction function may run more than once.
-func (w *writer) runBatch(jobs []*job) (again []*job) {
+// its error and the jobs it took down run again. A transaction function
+// may run more than once.
+func (w *writer) runBatch(jobs []*job, isolated bool) (again []*job, againIsolated bool) {
 	jobs = w.dropCancelled(jobs)
 	if len(jobs) == 0 {
-		return nil
+		return nil, false
 	}
 	if err := w.begin(); err != nil {
 		answer(jobs, fmt.Errorf("store: begin transaction: %w", err))
-		return nil
+		return nil, false
 	}
 	ok := make([]*job, 0, len(jobs))
+	var failed []failure
 	for i, j := range jobs {
-		err, broken := w.runJob(j)
+		err, broken := w.runJob(j, isolated)
 		if broken != nil {
 			w.rollback()
-			j.done <- errors.Join(err, broken)
-			return append(ok, jobs[i+1:]...)
+			if !isolated && i > 0 {
+				return jobs, true // nothing is answered yet
+			}
+			answerFailed(failed)
+			if broken != err {
+				err = errors.Join(err, broken)
+			}
+			j.done <- err
+			return append(ok, jobs[i+1:]...), isolated
 		}
 		if err != nil {
-			j.done <- err
+			failed = append(failed, failure{j, err})
 			continue
 		}
 		ok = append(ok, j)
 	}
 	err := w.commit()
 	w.afterCommit() // counted before the answers, so a caller sees its own batch counted
+	answerFailed(failed)
 	answer(ok, err)
-	return nil
+	return nil, false
+}
+
+// failure is a job that failed alone, answered once its batch has ended:
+// until then the batch may yet run again, and the job with it.
+type failure struct {
+	j   *job
+	err error
+}
+
+// answerFailed gives each failed job its error.
+func answerFailed(failed []failure) {
+	for _, f := range failed {
+		f.j.done <- f.err
+	}
 }
 
 // dropCancelled answers the jobs whose caller has given up before they
@@ -175,9 +254,11 @@ func (w *writer) dropCancelled(jobs []*job) []*job {
 	return live
 }
 
-// runJob runs one job in its own savepoint, with a context that carries the
-// transaction and ignores the caller's cancellation.
-func (w *writer) runJob(j *job) (err, broken error) {
+// runJob runs one job, with a context that carries the transaction and
+// ignores the caller's cancellation: bare, or when isolated in its own
+// savepoint. broken reports that the transaction can no longer be trusted
+// to hold exactly the batch's other jobs.
+func (w *writer) runJob(j *job, isolated bool) (err, broken error) {
 	if err := j.ctx.Err(); err != nil {
 		return err, nil
 	}
@@ -185,22 +266,32 @@ func (w *writer) runJob(j *job) (err, broken error) {
 	st := newTxState(w.db, q)
 	defer st.ended.Store(true)
 	ctx := context.WithValue(context.WithoutCancel(j.ctx), txKey{}, st)
-	if j.single {
-		return w.runSingle(ctx, j, q)
+	w.inJob.Store(true)
+	defer w.inJob.Store(false)
+	ends := w.ends.Load()
+	if isolated && !j.single {
+		err, broken = w.db.savepoint(ctx, w.conn, "job", func() error { return j.fn(ctx, q) })
+	} else {
+		err, broken = w.runBare(ctx, j, q)
 	}
-	return w.db.savepoint(ctx, w.conn, "job", func() error { return j.fn(ctx, q) })
+	if w.ends.Load() != ends {
+		// The statements after the end ran outside the batch's transaction.
+		broken = errors.Join(errTxEnded, broken)
+	}
+	return err, broken
 }
 
-// runSingle runs a store method's own write without a savepoint: SQLite
-// undoes a failed statement by itself and keeps the transaction, which
-// saves two statements per job on the writer, the bottleneck under load.
-// Only the store's mapped errors (not_found, conflict) are known to leave
-// the transaction intact; any other error is treated as having broken it,
-// so the batch is rolled back and the other jobs run again.
-func (w *writer) runSingle(ctx context.Context, j *job, q *queries) (err, broken error) {
+// runBare runs a job without a savepoint. A failed job's writes stay in the
+// transaction, so its error breaks the batch, except a store method's own
+// write (single) failing with one of the store's mapped errors (not_found,
+// conflict): SQLite undoes a failed statement by itself and keeps the
+// transaction. (A job under which the transaction ended, by a COMMIT or
+// ROLLBACK of its own or SQLite's rollback after an error the job then
+// ignored, breaks the batch whatever it returns: see runJob.)
+func (w *writer) runBare(ctx context.Context, j *job, q *queries) (err, broken error) {
 	err = w.db.protect(ctx, func() error { return j.fn(ctx, q) })
 	var pe *payd.Error
-	if err == nil || errors.As(err, &pe) {
+	if err == nil || j.single && errors.As(err, &pe) {
 		return err, nil
 	}
 	return err, err

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -141,7 +142,7 @@ func TestWriterGroupCommitIsolatesFailures(t *testing.T) {
 // TestWriterSingleJobs checks the savepoint-free path of store methods'
 // own writes: a conflict fails alone and the batch commits; any other
 // error is taken to have broken the transaction, so the jobs before it run
-// again in a new batch and are stored once.
+// again (isolated, then once more after the break) and are stored once.
 func TestWriterSingleJobs(t *testing.T) {
 	db := openWriterTest(t)
 	a, b, c := newTestBusiness(t), newTestBusiness(t), newTestBusiness(t)
@@ -156,8 +157,8 @@ func TestWriterSingleJobs(t *testing.T) {
 		func(ctx context.Context, q *queries) error { runs++; return q.CreateBusiness(ctx, c) },
 		func(context.Context, *queries) error { return errBoom },
 	)
-	if errs[0] != nil || !errors.Is(errs[1], errBoom) || runs != 2 {
-		t.Fatalf("errors %v, first job ran %d times, want 2", errs, runs)
+	if errs[0] != nil || !errors.Is(errs[1], errBoom) || runs != 3 {
+		t.Fatalf("errors %v, first job ran %d times, want 3", errs, runs)
 	}
 	wantStored(t, db, c, true)
 }
@@ -186,8 +187,9 @@ func TestWriterCommitFailureFailsTheBatch(t *testing.T) {
 }
 
 // TestWriterBrokenTransactionRerunsTheOthers ends the batch's transaction
-// under the other jobs: the job that broke it fails, the others run again
-// in a new transaction and commit.
+// under the other jobs, without failing: the job that broke it fails, the
+// others run again in a new transaction and commit. The job before it runs
+// three times: bare, isolated, and isolated again after the break.
 func TestWriterBrokenTransactionRerunsTheOthers(t *testing.T) {
 	db := openWriterTest(t)
 	before, after := newTestBusiness(t), newTestBusiness(t)
@@ -212,8 +214,136 @@ func TestWriterBrokenTransactionRerunsTheOthers(t *testing.T) {
 	}
 	wantStored(t, db, before, true)
 	wantStored(t, db, after, true)
-	if n, _ := runs.Load(before.ID); *n.(*int) != 2 {
-		t.Fatalf("the job before the break ran %d times, want 2", *n.(*int))
+	if n, _ := runs.Load(before.ID); *n.(*int) != 3 {
+		t.Fatalf("the job before the break ran %d times, want 3", *n.(*int))
+	}
+}
+
+// TestWriterRefusesACommitInsideAJob checks that a job cannot make the jobs
+// before it durable: its COMMIT is rolled back instead, so that running
+// them again stores them once.
+func TestWriterRefusesACommitInsideAJob(t *testing.T) {
+	db := openWriterTest(t)
+	before, after := newTestBusiness(t), newTestBusiness(t)
+	errs, _ := submitAll(t, db,
+		createBusiness(before),
+		func(ctx context.Context, q *queries) error {
+			_, _ = q.ex.ExecContext(ctx, "COMMIT") // its error ignored, as careless code might
+			return nil
+		},
+		createBusiness(after),
+	)
+	if errs[0] != nil || !errors.Is(errs[1], errTxEnded) || errs[2] != nil {
+		t.Fatalf("errors = %v; want only the committing job to fail", errs)
+	}
+	wantStored(t, db, before, true)
+	wantStored(t, db, after, true)
+}
+
+// TestWriterRefusesWritesAfterAJobEndedItsTransaction checks that a write a
+// job makes after its transaction ended, which SQLite would run on its own
+// and commit, is rolled back instead.
+func TestWriterRefusesWritesAfterAJobEndedItsTransaction(t *testing.T) {
+	db := openWriterTest(t)
+	before, stray, after := newTestBusiness(t), newTestBusiness(t), newTestBusiness(t)
+	errs, _ := submitAll(t, db,
+		createBusiness(before),
+		func(ctx context.Context, q *queries) error {
+			_, _ = q.ex.ExecContext(ctx, "ROLLBACK")
+			_ = q.CreateBusiness(ctx, stray) // its error ignored, as careless code might
+			return nil
+		},
+		createBusiness(after),
+	)
+	if errs[0] != nil || !errors.Is(errs[1], errTxEnded) || errs[2] != nil {
+		t.Fatalf("errors = %v; want only the job that ended its transaction to fail", errs)
+	}
+	wantStored(t, db, before, true)
+	wantStored(t, db, stray, false)
+	wantStored(t, db, after, true)
+}
+
+// TestWriterRunsJobsBareUnlessOneFails counts how often each job of a batch
+// runs: once while all succeed; when a job fails, the jobs before it run
+// once more, the batch now isolated in savepoints, except when the failed
+// job ran first: nothing else had run in the transaction, so its error
+// stands and the others run bare.
+func TestWriterRunsJobsBareUnlessOneFails(t *testing.T) {
+	db := openWriterTest(t)
+	var runs sync.Map
+	count := func(b *payd.Business, fail bool) txFunc {
+		return func(ctx context.Context, q *queries) error {
+			n, _ := runs.LoadOrStore(b.ID, new(int))
+			*n.(*int)++
+			if err := q.CreateBusiness(ctx, b); err != nil || !fail {
+				return err
+			}
+			return errBoom
+		}
+	}
+	ran := func(b *payd.Business) int {
+		n, _ := runs.Load(b.ID)
+		return *n.(*int)
+	}
+	for _, tc := range []struct {
+		name     string
+		failing  int   // index of the failing job, -1 for none
+		wantRuns []int // of each job
+	}{{"none fails", -1, []int{1, 1, 1}}, {"the first fails", 0, []int{1, 1, 1}}, {"a later one fails", 1, []int{2, 2, 1}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			bs := []*payd.Business{newTestBusiness(t), newTestBusiness(t), newTestBusiness(t)}
+			fns := make([]txFunc, len(bs))
+			for i, b := range bs {
+				fns[i] = count(b, i == tc.failing)
+			}
+			errs, commits := submitAll(t, db, fns...)
+			if commits != 1 {
+				t.Fatalf("the batch took %d COMMITs, want 1", commits)
+			}
+			for i, b := range bs {
+				if i == tc.failing {
+					if !errors.Is(errs[i], errBoom) {
+						t.Fatalf("job %d: %v, want boom", i, errs[i])
+					}
+					wantStored(t, db, b, false)
+					continue
+				}
+				if errs[i] != nil || ran(b) != tc.wantRuns[i] {
+					t.Fatalf("job %d: %v, ran %d times, want %d", i, errs[i], ran(b), tc.wantRuns[i])
+				}
+				wantStored(t, db, b, true)
+			}
+		})
+	}
+}
+
+// TestSQLiteStatementJournalSpills writes one statement whose statement
+// journal outgrows stmtJournalSpill, so that SQLite moves it from memory to
+// a file in the middle of a transaction: that move writes the in-memory
+// chunk in one call, which fails when the chunk is 128 KiB or more.
+func TestSQLiteStatementJournalSpills(t *testing.T) {
+	if sqliteConfigErr != nil {
+		t.Fatal(sqliteConfigErr)
+	}
+	db := openWriterTest(t)
+	ctx := t.Context()
+	pad := strings.Repeat("x", 1000)
+	err := db.writer.submit(ctx, func(ctx context.Context, q *queries) error {
+		_, err := q.ex.ExecContext(ctx, `CREATE TABLE spill (id INTEGER PRIMARY KEY, pad TEXT);
+			WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)
+			INSERT INTO spill SELECT i, $1 FROM n`, pad)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// About 1,500 pages (6 MB), each copied to the journal before it changes.
+	err = db.writer.submit(ctx, func(ctx context.Context, q *queries) error {
+		_, err := q.ex.ExecContext(ctx, `SAVEPOINT spill; UPDATE spill SET pad = upper(pad); RELEASE spill`)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("a statement whose journal spills: %v", err)
 	}
 }
 

@@ -31,7 +31,7 @@ func (c *Chain) Name() money.Network { return c.n }
 // new random Solana Pay reference. invalid_request (field account_key) when
 // the key is not one of this network's.
 func (c *Chain) Deposit(accountKey string, index uint32) (payd.Deposit, error) {
-	k, err := hd.ParseAccountKey(c.n, accountKey)
+	k, err := c.d.keys.Parse(c.n, accountKey)
 	if err != nil {
 		return payd.Deposit{}, hdError("account_key", err)
 	}

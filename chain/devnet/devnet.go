@@ -22,6 +22,7 @@ import (
 
 	"payd"
 	"payd/clock"
+	"payd/hd"
 	"payd/money"
 )
 
@@ -49,7 +50,13 @@ type Devnet struct {
 	mu      sync.RWMutex
 	ledgers map[money.Network]*ledger
 	chains  map[money.Network]*Chain
+	// keys keeps the wallets' parsed account keys for Chain.Deposit.
+	keys *hd.KeyCache
 }
+
+// maxCachedKeys bounds the parsed account keys kept: one per wallet and
+// network in use.
+const maxCachedKeys = 4096
 
 // New rebuilds the devnet from log and returns it. clk stamps the
 // operations; explorerBase is the API base URL under which
@@ -63,7 +70,7 @@ func New(ctx context.Context, log Log, clk clock.Clock, explorerBase string) (*D
 		return nil, errors.New("devnet.New: a log and a clock are required")
 	}
 	d := &Devnet{log: log, clock: clk, explorerBase: strings.TrimRight(explorerBase, "/"),
-		ledgers: map[money.Network]*ledger{}, chains: map[money.Network]*Chain{}}
+		ledgers: map[money.Network]*ledger{}, chains: map[money.Network]*Chain{}, keys: hd.NewKeyCache(maxCachedKeys)}
 	for _, n := range money.Networks {
 		d.ledgers[n] = newLedger(n)
 		d.chains[n] = &Chain{d: d, n: n}
