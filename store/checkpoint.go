@@ -15,12 +15,17 @@ const (
 	// checkpointEvery is how often the WAL is copied back into the
 	// database when nothing else asks for it.
 	checkpointEvery = time.Second
-	// walKickBytes is the WAL size past which the writer asks for a
-	// checkpoint before the next tick. It is also the journal_size_limit
-	// a restarted WAL is cut back to, so only a WAL that grew past it
-	// again asks; a WAL that stays at that size is being reused, which is
-	// what keeps each commit's fsync cheap.
-	walKickBytes = 32 << 20
+	// walCapBytes is the journal_size_limit a restarted WAL is cut back
+	// to: below it, a restarted WAL overwrites the file it already has,
+	// which keeps each commit's fsync cheap. A WAL that grows past it asks
+	// for a checkpoint before the next tick.
+	walCapBytes = 128 << 20
+	// walRestartBytes is how much WAL the writer lets accumulate before it
+	// finishes a checkpoint itself so that the WAL restarts (see
+	// writer.finishCheckpoint): every request in flight waits for that
+	// one, so under steady writes it should come every few seconds, not
+	// every tick. It leaves a tick's worth of writes under walCapBytes.
+	walRestartBytes = 96 << 20
 )
 
 // checkpointer copies the WAL into the database file in the background, on
@@ -35,18 +40,32 @@ type checkpointer struct {
 	kicks   chan struct{}
 	stop    chan struct{}
 	stopped chan struct{}
-	// tailDue tells the writer that a checkpoint has run and asks it to
-	// finish it (see writer.finishCheckpoint).
+	// tailDue tells the writer that a checkpoint has run over a WAL of
+	// walRestartBytes or more and asks it to finish it (see
+	// writer.finishCheckpoint).
 	tailDue atomic.Bool
+	// restartFrames is walRestartBytes in WAL frames of this database.
+	restartFrames atomic.Int64
+	// passes counts background checkpoints, for tests.
+	passes atomic.Int64
 }
 
 // newCheckpointer starts the background checkpoint loop on conn.
-func newCheckpointer(conn *sql.DB, path string, clk clock.Clock, log *slog.Logger) *checkpointer {
+func newCheckpointer(ctx context.Context, conn *sql.DB, path string, clk clock.Clock, log *slog.Logger) (*checkpointer, error) {
+	var pageSize int
+	if err := conn.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
+		return nil, err
+	}
 	c := &checkpointer{conn: conn, walPath: path + "-wal", clock: clk, log: log,
 		kicks: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
+	c.restartFrames.Store(int64(walRestartBytes / (pageSize + walFrameHeader)))
 	go c.run()
-	return c
+	return c, nil
 }
+
+// walFrameHeader is the size of the header SQLite writes before each page
+// in the WAL.
+const walFrameHeader = 24
 
 // run checkpoints every tick of the service clock and whenever kicked.
 func (c *checkpointer) run() {
@@ -60,15 +79,17 @@ func (c *checkpointer) run() {
 		case <-t.C():
 		case <-c.kicks:
 		}
-		c.checkpoint("PASSIVE")
-		c.tailDue.Store(true)
+		if int64(c.checkpoint("PASSIVE")) >= c.restartFrames.Load() {
+			c.tailDue.Store(true)
+		}
+		c.passes.Add(1)
 	}
 }
 
 // kick asks for a checkpoint soon if the WAL has grown large. It never
 // blocks: a kick already pending covers this one.
 func (c *checkpointer) kick() {
-	if fi, err := os.Stat(c.walPath); err != nil || fi.Size() <= walKickBytes {
+	if fi, err := os.Stat(c.walPath); err != nil || fi.Size() <= walCapBytes {
 		return
 	}
 	select {
@@ -78,13 +99,15 @@ func (c *checkpointer) kick() {
 }
 
 // checkpoint runs one checkpoint of the given mode and logs a failure; a
-// failed checkpoint only leaves the WAL longer until the next one.
-func (c *checkpointer) checkpoint(mode string) {
+// failed checkpoint only leaves the WAL longer until the next one. It
+// returns how many frames the WAL holds.
+func (c *checkpointer) checkpoint(mode string) (frames int) {
 	var busy, logFrames, done int
 	err := c.conn.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &logFrames, &done)
 	if err != nil {
 		c.log.Warn("store: WAL checkpoint failed", "mode", mode, "error", err)
 	}
+	return logFrames
 }
 
 // close stops the loop and truncates the WAL to zero bytes, so that a

@@ -31,7 +31,7 @@ var sqlitePragmas = map[string][]string{
 	// Its page cache is 64 MiB (SQLite's default is 2 MiB): under steady
 	// writes to growing tables the default cache made every batch read
 	// index pages back from the file, and throughput fell run after run.
-	"writer": {"journal_mode(WAL)", "wal_autocheckpoint(0)", fmt.Sprintf("journal_size_limit(%d)", walKickBytes), "cache_size(-65536)"},
+	"writer": {"journal_mode(WAL)", "wal_autocheckpoint(0)", fmt.Sprintf("journal_size_limit(%d)", walCapBytes), "cache_size(-65536)"},
 	// Readers cannot write by accident: every write must go through the
 	// writer. Each keeps a 32 MiB page cache for the same reason.
 	"reader": {"query_only(1)", "cache_size(-32768)"},
@@ -108,9 +108,12 @@ func openSQLite(ctx context.Context, db *DB, path string) (err error) {
 	if err != nil {
 		return err
 	}
-	db.ckpt = newCheckpointer(cdb, path, db.clock, db.log)
+	if db.ckpt, err = newCheckpointer(ctx, cdb, path, db.clock, db.log); err != nil {
+		_ = cdb.Close()
+		return err
+	}
+	closers = append(closers, db.ckpt.close)
 	if db.writer, err = newWriter(db, conn, db.ckpt); err != nil {
-		_ = db.ckpt.close()
 		return err
 	}
 	db.writerDB, db.writerConn = wdb, conn

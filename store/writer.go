@@ -73,6 +73,8 @@ type writer struct {
 	// batch then runs them again, so SQLite is told to roll it back, and
 	// so is any write the job makes after its transaction has ended.
 	inJob atomic.Bool
+	// tails counts the checkpoints the writer finished, for tests.
+	tails atomic.Int64
 }
 
 // newWriter starts the writer goroutine on conn.
@@ -356,6 +358,7 @@ func (w *writer) finishCheckpoint() {
 	if _, err := w.conn.ExecContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)"); err != nil {
 		w.db.log.Warn("store: WAL checkpoint failed", "mode", "PASSIVE", "error", err)
 	}
+	w.tails.Add(1)
 }
 
 // answer gives every job the same result.

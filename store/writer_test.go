@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"payd"
 	"payd/clock"
@@ -411,5 +412,47 @@ func TestSQLiteSettingsInForce(t *testing.T) {
 		if err := db.read.QueryRowContext(t.Context(), "PRAGMA "+pragma).Scan(&got); err != nil || got != v {
 			t.Errorf("reader %s = %q (%v), want %q", pragma, got, err, v)
 		}
+	}
+}
+
+// TestWriterFinishesCheckpointsOfALargeWAL checks when the writer stops to
+// finish a background checkpoint (which every request in flight waits
+// for): only once the WAL holds walRestartBytes, not at every tick.
+func TestWriterFinishesCheckpointsOfALargeWAL(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "w.db"), clk, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(walRestartBytes / (4096 + walFrameHeader)); db.ckpt.restartFrames.Load() != want {
+		t.Fatalf("restartFrames = %d, want %d", db.ckpt.restartFrames.Load(), want)
+	}
+	// tick runs one background pass and then a write, between whose batch
+	// and the next the writer acts on it; it returns the writer's count of
+	// finished checkpoints.
+	tick := func() int64 {
+		t.Helper()
+		passes := db.ckpt.passes.Load()
+		clk.Advance(checkpointEvery)
+		for db.ckpt.passes.Load() == passes {
+			runtime.Gosched()
+		}
+		for range 2 {
+			if err := db.writer.submit(t.Context(), createBusiness(newTestBusiness(t))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return db.writer.tails.Load()
+	}
+	if n := tick(); n != 0 {
+		t.Fatalf("a small WAL made the writer finish %d checkpoints", n)
+	}
+	db.ckpt.restartFrames.Store(1)
+	if n := tick(); n != 1 {
+		t.Fatalf("a large WAL made the writer finish %d checkpoints, want 1", n)
 	}
 }
