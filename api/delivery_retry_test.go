@@ -158,6 +158,33 @@ func testDeliverSlow(t *testing.T, b *bundle, d *webhook.Deliverer) {
 	}
 }
 
+// testDeliverSlowOverflow: an endpoint whose attempts take 5 s of the
+// service clock is slow (4 attempts in flight). Ten events for it: the
+// rows a claim takes past those 4 are handed back due, not left to wait a
+// minute on their lease, so a few runs deliver all of them while the
+// clock moves far less than the lease.
+func testDeliverSlowOverflow(t *testing.T, b *bundle, d *webhook.Deliverer) {
+	biz := b.newBusiness(true)
+	rc := newReceiver(t)
+	rc.during = func() { b.clock.Advance(5 * time.Second) }
+	b.endpoint(t, biz.live, rc, payd.EventCustomerCreated)
+	b.customer(t, biz.live)
+	run(t, d) // one attempt of 5 s: slow from now on
+	for range 10 {
+		b.customer(t, biz.live)
+	}
+	start := b.clock.Now()
+	for range 4 {
+		run(t, d)
+	}
+	if n := len(rc.requests()); n != 11 {
+		t.Fatalf("%d of 11 events delivered after %v of the service clock", n, b.clock.Now().Sub(start))
+	}
+	if moved := b.clock.Now().Sub(start); moved >= payd.DeliveryLease {
+		t.Fatalf("the clock moved %v, past a lease: the test proves nothing", moved)
+	}
+}
+
 // testDeliverLease: a holder claims a due delivery and crashes before
 // recording it; nobody else attempts it until the lease lapses, then the
 // loop does.

@@ -36,6 +36,7 @@ func TestDeliveries(t *testing.T) {
 		t.Run("deleted endpoint", func(t *testing.T) { testDeliverDeleted(t, b, d) })
 		t.Run("slow receiver delays nobody", func(t *testing.T) { testDeliverSlow(t, b, d) })
 		t.Run("lapsed lease is attempted again", func(t *testing.T) { testDeliverLease(t, b, d) })
+		t.Run("a slow endpoint's overflow is not parked", func(t *testing.T) { testDeliverSlowOverflow(t, b, d) })
 		t.Run("list filters", func(t *testing.T) { testDeliverList(t, b, d) })
 	})
 }
@@ -56,6 +57,9 @@ type receiver struct {
 	got    []received
 	status atomic.Int32 // what it answers; 200 unless set
 	delay  time.Duration
+	// during, when set, runs while each request is handled (to move the
+	// dev clock, say).
+	during func()
 }
 
 // received is one request as the receiver read it.
@@ -73,6 +77,9 @@ func newReceiver(t *testing.T) *receiver {
 		body, _ := io.ReadAll(r.Body)
 		if rc.delay > 0 {
 			time.Sleep(rc.delay)
+		}
+		if rc.during != nil {
+			rc.during()
 		}
 		status := int(rc.status.Load())
 		rc.mu.Lock()

@@ -237,9 +237,15 @@ func (d *Deliverer) claim(ctx context.Context) error {
 }
 
 // start reads each claimed delivery's endpoint, once per endpoint, and
-// starts an attempt of each in its own goroutine.
+// starts an attempt of each in its own goroutine. Rows a claim took past
+// a slow endpoint's share are handed back at once, due as they were: the
+// claims pass over that endpoint until it has room again. (Left to their
+// lease they waited a whole minute, even for an endpoint that was slow
+// only once, on a starved machine.)
 func (d *Deliverer) start(ctx context.Context, ds []*payd.WebhookDelivery) {
 	eps := map[string]*payd.WebhookEndpoint{}
+	var back []*payd.WebhookDelivery
+	defer func() { d.handBack(ctx, back) }()
 	for _, dl := range ds {
 		e, ok := eps[dl.WebhookID]
 		if !ok {
@@ -251,7 +257,24 @@ func (d *Deliverer) start(ctx context.Context, ds []*payd.WebhookDelivery) {
 		}
 		if d.slots.takeClaimed(dl.WebhookID) {
 			d.attempt(ctx, e, dl)
+		} else {
+			back = append(back, dl)
 		}
+	}
+}
+
+// handBack frees the leases of claimed rows that were not attempted,
+// leaving them due now. A failure only leaves them to their lease.
+func (d *Deliverer) handBack(ctx context.Context, ds []*payd.WebhookDelivery) {
+	if len(ds) == 0 {
+		return
+	}
+	now := d.clock.Now()
+	for _, dl := range ds {
+		dl.LeaseUntil, dl.NextAttemptAt, dl.UpdatedAt = nil, &now, now
+	}
+	if _, err := d.store.SaveDeliveries(ctx, ds); err != nil {
+		d.log.Warn("webhook delivery: handing back claimed deliveries", slog.Int("deliveries", len(ds)), slog.Any("error", err))
 	}
 }
 

@@ -94,10 +94,9 @@ func (s *slots) room() (n int, busy []string) {
 
 // takeClaimed counts a claimed delivery's attempt to the endpoint id and
 // reports true, or false for a slow endpoint already at its share: that
-// row stays leased, unattempted, and is due again when its lease ends,
-// which is how a claim that went past a slow endpoint's share puts the
-// rest off instead of hanging more connections on it. A fast endpoint may
-// go past its share by what one claim took (a soft bound).
+// row is handed back unattempted (Deliverer.start), so a claim that went
+// past a slow endpoint's share hangs no more connections on it. A fast
+// endpoint may go past its share by what one claim took (a soft bound).
 func (s *slots) takeClaimed(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
