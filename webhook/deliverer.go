@@ -35,7 +35,7 @@ type DelivererOptions struct {
 	// takes at most this many rows. An endpoint whose last attempt ended
 	// within a second is quick and its share is 4 times this (quickFactor);
 	// one whose last attempt took 5 s or more is slow and its share is 4
-	// (slowShare), strictly: claimed rows past it are left to their lease.
+	// (slowShare), strictly: claimed rows past it are handed back due (start).
 	// A slow or dead endpoint thus holds a few slots and connections,
 	// never the rest.
 	PerEndpoint int
