@@ -130,42 +130,41 @@ func (d *Deliverer) loop(ctx context.Context) {
 // fanOutLoop fans out on every tick and whenever the poll finds an
 // undispatched event.
 func (d *Deliverer) fanOutLoop(ctx context.Context) {
-	tick, poll := d.clock.NewTicker(d.opts.Interval), d.clock.NewTicker(d.opts.Poll)
-	defer tick.Stop()
+	poll := d.clock.NewTicker(d.opts.Poll)
 	defer poll.Stop()
-	for err := d.fanOut(ctx); ; {
-		d.logRun(ctx, err)
-		err = nil
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C():
-			err = d.fanOut(ctx)
-		case <-poll.C():
-			var evs []*payd.Event
-			if evs, err = d.store.UndispatchedEvents(ctx, 1); err == nil && len(evs) > 0 {
-				err = d.fanOut(ctx)
-			}
-		}
-	}
+	repeat(ctx, d, d.fanOut, poll.C(), func(ctx context.Context) (bool, error) {
+		evs, err := d.store.UndispatchedEvents(ctx, 1)
+		return len(evs) > 0, err
+	})
 }
 
 // claimLoop claims on every tick (retries fall due) and whenever a slot
 // frees up while work may be waiting for it.
 func (d *Deliverer) claimLoop(ctx context.Context) {
+	repeat(ctx, d, d.claim, d.slots.freed, func(context.Context) (bool, error) {
+		return d.slots.more.Load(), nil
+	})
+}
+
+// repeat runs run at once, then on every tick of the loop's Interval and
+// whenever nudge fires and due says there is work, until ctx ends; a
+// failed run is logged and the next one comes as usual.
+func repeat[T any](ctx context.Context, d *Deliverer, run func(context.Context) error, nudge <-chan T,
+	due func(context.Context) (bool, error)) {
 	tick := d.clock.NewTicker(d.opts.Interval)
 	defer tick.Stop()
-	for err := d.claim(ctx); ; {
+	for err := run(ctx); ; {
 		d.logRun(ctx, err)
 		err = nil
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C():
-			err = d.claim(ctx)
-		case <-d.slots.freed:
-			if d.slots.more.Load() {
-				err = d.claim(ctx)
+			err = run(ctx)
+		case <-nudge:
+			var ok bool
+			if ok, err = due(ctx); err == nil && ok {
+				err = run(ctx)
 			}
 		}
 	}
@@ -245,8 +244,11 @@ func (d *Deliverer) claim(ctx context.Context) error {
 func (d *Deliverer) start(ctx context.Context, ds []*payd.WebhookDelivery) {
 	eps := map[string]*payd.WebhookEndpoint{}
 	var back []*payd.WebhookDelivery
-	defer func() { d.handBack(ctx, back) }()
 	for _, dl := range ds {
+		if !d.slots.takeClaimed(dl.WebhookID) {
+			back = append(back, dl)
+			continue
+		}
 		e, ok := eps[dl.WebhookID]
 		if !ok {
 			var err error
@@ -255,12 +257,9 @@ func (d *Deliverer) start(ctx context.Context, ds []*payd.WebhookDelivery) {
 			}
 			eps[dl.WebhookID] = e
 		}
-		if d.slots.takeClaimed(dl.WebhookID) {
-			d.attempt(ctx, e, dl)
-		} else {
-			back = append(back, dl)
-		}
+		d.attempt(ctx, e, dl)
 	}
+	d.handBack(ctx, back)
 }
 
 // handBack frees the leases of claimed rows that were not attempted,
