@@ -88,3 +88,32 @@ func TestHasPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestIDOrder checks that ids sort by the millisecond they were made in, in
+// byte order (as both databases compare them), across digit carries and for
+// the whole range of times payd will see.
+func TestIDOrder(t *testing.T) {
+	times := []int64{0, 1, 61, 62, 63, 3843, 3844, 1_700_000_000_000, 1_800_000_000_000, 1_800_000_000_001, 62*62*62*62*62*62*62*62 - 1}
+	prev := ""
+	for _, ms := range times {
+		id := IDAt(PrefixPayment, ms, "0000000000000000")
+		if !HasPrefix(id, PrefixPayment) || len(id) != len(PrefixPayment)+24 {
+			t.Fatalf("IDAt(%d) = %q, want the prefix and 24 base62 characters", ms, id)
+		}
+		if id <= prev {
+			t.Errorf("IDAt(%d) = %q sorts before %q", ms, id, prev)
+		}
+		prev = id
+	}
+	if got, want := IDAt("x_", 62, "r"), "x_00000010r"; got != want {
+		t.Errorf("IDAt(x_, 62, r) = %q, want %q", got, want)
+	}
+	// Ids made a millisecond apart sort in the order they were made.
+	a := NewID(PrefixEvent)
+	for b := NewID(PrefixEvent); b[:len(PrefixEvent)+idTime] == a[:len(PrefixEvent)+idTime]; b = NewID(PrefixEvent) {
+		a = b
+	}
+	if b := NewID(PrefixEvent); b < a {
+		t.Errorf("NewID made %q after %q", b, a)
+	}
+}

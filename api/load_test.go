@@ -25,7 +25,8 @@ import (
 //
 // Each target runs PAYD_LOAD_RUNS times (default 3) for PAYD_LOAD_SECONDS
 // (default 10) with PAYD_LOAD_CONNS connections (default 64); the medians
-// and ratios are printed.
+// and ratios are printed. PAYD_LOAD_TARGETS, a regular expression, keeps
+// only the targets whose names match (for profiling one of them).
 func TestLoad(t *testing.T) {
 	if os.Getenv("PAYD_LOAD") == "" {
 		t.Skip("set PAYD_LOAD=1 to run the load benchmark (needs wrk)")
@@ -74,6 +75,10 @@ func TestLoad(t *testing.T) {
 		targets = append(targets, target{"payd idempotent POST (key, " + db.Dialect() + ")", b.base + "/_test/objects?key=" + tb.live, lua})
 	}
 
+	if re := os.Getenv("PAYD_LOAD_TARGETS"); re != "" {
+		keep := regexp.MustCompile(re)
+		targets = slices.DeleteFunc(targets, func(tg target) bool { return !keep.MatchString(tg.name) })
+	}
 	// Rounds interleave the targets, so that the machine's load and the
 	// tables' growth weigh on each alike.
 	type series struct{ rps, p50, p99 []float64 }

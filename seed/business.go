@@ -39,9 +39,9 @@ func (g *gen) newBusiness(i, payments int) *business {
 		name = fmt.Sprintf("%s %d", tpl.name, i/len(templates)+1)
 	}
 	created := g.cfg.Now.Add(-Year - 60*24*time.Hour - g.between(0, 90*24*time.Hour))
-	b := &payd.Business{ID: g.id(payd.PrefixBusiness), Name: name, Email: "billing@" + tpl.domain,
+	b := &payd.Business{ID: g.id(payd.PrefixBusiness, created), Name: name, Email: "billing@" + tpl.domain,
 		Website: "https://" + tpl.domain, SupportEmail: "support@" + tpl.domain, CreatedAt: created, UpdatedAt: created}
-	return &business{b: b, tpl: tpl, walletID: g.id(payd.PrefixWallet), payments: payments,
+	return &business{b: b, tpl: tpl, walletID: g.id(payd.PrefixWallet, created), payments: payments,
 		emails: map[string]int{}, orders: 100000 + g.r.IntN(50000), invoices: 1000 + g.r.IntN(500)}
 }
 
@@ -68,7 +68,7 @@ func (g *gen) newLinks(b *business) {
 		if i >= n/2 {
 			created = g.cfg.Now.Add(-Year + g.between(0, 300*24*time.Hour))
 		}
-		l := &payd.Link{ID: g.id(payd.PrefixLink), BusinessID: b.b.ID, Code: g.base62(payd.LinkCodeLength),
+		l := &payd.Link{ID: g.id(payd.PrefixLink, created), BusinessID: b.b.ID, Code: g.base62(payd.LinkCodeLength),
 			Name: p.name, Description: p.description + " " + pick(g, linkExtras), Amount: p.price, Currency: c,
 			Status: payd.LinkActive, CreatedAt: created, UpdatedAt: created}
 		if g.chance(0.6) {
@@ -119,7 +119,7 @@ func open(l *payd.Link, t time.Time) bool {
 // newCustomer makes a customer first seen at t.
 func (g *gen) newCustomer(b *business, t time.Time) *payd.Customer {
 	name, email := g.person(b)
-	c := &payd.Customer{ID: g.id(payd.PrefixCustomer), BusinessID: b.b.ID, Name: name, Email: email,
+	c := &payd.Customer{ID: g.id(payd.PrefixCustomer, t), BusinessID: b.b.ID, Name: name, Email: email,
 		Note: pick(g, customerNotes), CreatedAt: t, UpdatedAt: t}
 	if g.chance(0.03) {
 		c.Email = "" // created in the dashboard before the email was known

@@ -35,9 +35,11 @@ func newGen(cfg Config) *gen {
 	return g
 }
 
-// id returns prefix and 24 base62 characters, the shape of payd.NewID,
-// drawn from the seeded source so that ids repeat with the seed.
-func (g *gen) id(prefix string) string { return prefix + g.base62(24) }
+// id returns an id made at t, the shape and order of payd.NewID, its random
+// part drawn from the seeded source so that ids repeat with the seed.
+func (g *gen) id(prefix string, t time.Time) string {
+	return payd.IDAt(prefix, t.UnixMilli(), g.base62(16))
+}
 
 // base62 returns n characters drawn uniformly from base62.
 func (g *gen) base62(n int) string {

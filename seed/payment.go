@@ -69,7 +69,7 @@ func (g *gen) newPayment(b *business, i int, t time.Time, cust *payd.Customer, l
 	if err != nil {
 		return nil, fmt.Errorf("seed: payment %d of %s: %w", i, b.b.ID, err)
 	}
-	p.ID, p.Code = g.id(payd.PrefixPayment), g.base62(20)
+	p.ID, p.Code = g.id(payd.PrefixPayment, t), g.base62(20)
 	if err := g.play(b, p, g.outcome(p, link)); err != nil {
 		return nil, fmt.Errorf("seed: payment %s: %w", p.ID, err)
 	}

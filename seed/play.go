@@ -82,7 +82,7 @@ func (g *gen) expire(b *business, p *payd.Payment) error {
 func (g *gen) selectCrypto(p *payd.Payment) (time.Time, route) {
 	rt := routes[g.weighted(routeWeights)]
 	at := p.CreatedAt.Add(g.between(5*time.Second, 10*time.Minute))
-	p.CheckoutID = g.id(payd.PrefixCheckout)
+	p.CheckoutID = g.id(payd.PrefixCheckout, at)
 	event(p, payd.EventMethodSelected, map[string]string{"rail": string(payd.RailCrypto),
 		"asset": string(rt.asset), "network": string(rt.network)}, at)
 	return at, rt
@@ -171,7 +171,7 @@ func (g *gen) underpay(b *business, p *payd.Payment) error {
 		return p.Accept(later)
 	case g.chance(0.13):
 		event(p, payd.EventExpired, nil, last.Add(g.between(time.Minute, 15*time.Minute)))
-		p.CheckoutID = g.id(payd.PrefixCheckout)
+		p.CheckoutID = g.id(payd.PrefixCheckout, later)
 		event(p, payd.EventRemainderRequested, map[string]any{"checkout_id": p.CheckoutID,
 			"amount": p.Amount + p.CustomerFee - p.AmountReceived, "currency": p.Currency}, later)
 	}
@@ -207,7 +207,7 @@ func (g *gen) card(b *business, p *payd.Payment) error {
 	}
 	p.FeeRateBps, p.CustomerFee, p.Reporting.CustomerFeeUSD = cardFeeBps, split.CustomerFee, split.CustomerFeeUSD
 	at := p.CreatedAt.Add(g.between(5*time.Second, 10*time.Minute))
-	p.CheckoutID = g.id(payd.PrefixCheckout)
+	p.CheckoutID = g.id(payd.PrefixCheckout, at)
 	event(p, payd.EventMethodSelected, map[string]string{"rail": string(payd.RailCard),
 		"asset": string(rt.asset), "network": string(rt.network)}, at)
 	charged, err := money.CoinFromUSDCents(p.Reporting.AmountUSD+split.CustomerFeeUSD, rt.asset, 100)

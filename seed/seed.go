@@ -17,7 +17,7 @@ import (
 
 // Version changes whenever the same seed would give different data, so
 // that cached benchmark databases are rebuilt.
-const Version = 1
+const Version = 2
 
 // Config says what to seed.
 type Config struct {
