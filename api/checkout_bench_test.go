@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,7 +37,8 @@ import (
 //	PAYD_LOAD=1 go test -run TestCheckoutLoad -v -timeout 30m ./api
 //
 // PAYD_LOAD_RUNS rounds (default 3) of PAYD_LOAD_SECONDS (default 10) with
-// 64 clients; PostgreSQL too with PAYD_TEST_POSTGRES. Goals are logged, not
+// 64 clients; PostgreSQL too with PAYD_TEST_POSTGRES; PAYD_LOAD_TARGETS as
+// for TestLoad. Goals are logged, not
 // asserted; an answer other than 201 fails the test.
 func TestCheckoutLoad(t *testing.T) {
 	if os.Getenv("PAYD_LOAD") == "" {
@@ -61,6 +63,10 @@ func testCheckoutThroughput(t *testing.T) {
 	targets := []loadTarget{bareInsertTarget(t), checkoutLoadTarget(t, storetest.OpenSQLite(t))}
 	if os.Getenv(storetest.PostgresEnv) != "" {
 		targets = append(targets, checkoutLoadTarget(t, storetest.OpenPostgres(t)))
+	}
+	if re := os.Getenv("PAYD_LOAD_TARGETS"); re != "" { // as in TestLoad
+		keep := regexp.MustCompile(re)
+		targets = slices.DeleteFunc(targets, func(tg loadTarget) bool { return !keep.MatchString(tg.name) })
 	}
 	tr := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64, DisableCompression: true} // a connection per client
 	gen := &loadGen{clients: 64, dur: time.Duration(secs) * time.Second, hc: &http.Client{Transport: tr}}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"payd"
+	"payd/clock"
 	"payd/store"
 	"payd/store/storetest"
 )
@@ -142,4 +143,56 @@ func FuzzClientIP(f *testing.F) {
 			t.Fatalf("clientIP(%q) = %q", xff, got)
 		}
 	})
+}
+
+// TestMemoryCounter checks the in-process counter: one count per key and
+// window, a new window starting from one, and ended windows dropped within
+// a sweep interval, however many addresses came and went.
+func TestMemoryCounter(t *testing.T) {
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	m := NewMemoryCounter(clk)
+	start := clk.Now()
+	hit := func(key string, window time.Time, want int) {
+		t.Helper()
+		if n, err := m.CountRateHit(ctx, key, window, window.Add(10*time.Minute)); err != nil || n != want {
+			t.Fatalf("CountRateHit(%s) = %d, %v; want %d", key, n, err, want)
+		}
+	}
+	hit("ip:a", start, 1)
+	hit("ip:a", start, 2)
+	hit("ip:b", start, 1)
+	for i := range 5000 { // many addresses, each once
+		hit("ip:"+strconv.Itoa(i), start, 1)
+	}
+	hit("ip:a", start, 3)
+	if n := m.live(); n != 5002 {
+		t.Fatalf("%d windows live, want 5002", n)
+	}
+	// The windows end; a hit in the next window starts from one, and the
+	// next sweep drops every ended window.
+	clk.Advance(10 * time.Minute)
+	next := clk.Now()
+	hit("ip:a", next, 1)
+	clk.Advance(sweepEvery)
+	hit("ip:a", next, 2)
+	if n := m.live(); n != 1 {
+		t.Errorf("%d windows live after the sweep, want 1", n)
+	}
+}
+
+// BenchmarkMemoryCounterNewAddresses measures a hit from an address never
+// seen before while many windows are live (a checkout's ten minutes of
+// customers): it must not grow with their number.
+func BenchmarkMemoryCounterNewAddresses(b *testing.B) {
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	m := NewMemoryCounter(clk)
+	window := clk.Now()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := m.CountRateHit(ctx, "ip:"+strconv.Itoa(i), window, window.Add(10*time.Minute)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
