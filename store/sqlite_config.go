@@ -1,7 +1,12 @@
 package store
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -41,5 +46,93 @@ func configureSQLite() error {
 	if rc := sqlite3.Xsqlite3_config(tls, sqlite3.SQLITE_CONFIG_STMTJRNL_SPILL, va); rc != sqlite3.SQLITE_OK {
 		return fmt.Errorf("store: sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL) returned %d", rc)
 	}
+	return wrapPageCacheRekey(tls)
+}
+
+// The page cache's temporary key.
+//
+// When SQLite rebalances a B-tree it renumbers the new pages so that they
+// follow each other in the file, swapping two pages' numbers through a
+// temporary one: the lock-byte page, at 1 GiB (page 262,145 with 4 KiB
+// pages), which never holds data. SQLite's default page cache (pcache1)
+// remembers the largest page number it has held (iMaxKey) and, at every
+// commit, drops the pages past the end of the database. Once the temporary
+// number has been used, the largest one is far past the end of any database
+// under 1 GiB, so that commit walks the whole cache instead of the few slots
+// past the end. With the writer's 64 MiB cache this walk was 8 % of the CPU
+// and a fifth of the writer's time under TestLoad's POSTs (docs/storage.md,
+// "The writer's page cache").
+//
+// wrapPageCacheRekey therefore wraps the page cache's rekey method: when a
+// page leaves the temporary number, the largest number held goes back to
+// what it was before the page took it (or the page's new number, if that is
+// larger). No page holds the temporary number at that point, so iMaxKey is
+// again an upper bound of the keys held, which is all pcache1 needs of it.
+// The swap's three rekeys run one after the other on one connection's
+// cache, inside one rebalance, with nothing in between.
+
+// lockBytePage is the page holding the database's lock bytes (SQLite's
+// PENDING_BYTE, 0x40000000, on a page of pageSize bytes).
+func lockBytePage(pageSize int32) uint32 { return 0x40000000/uint32(pageSize) + 1 }
+
+var (
+	// pcacheRekey is the default page cache's xRekey.
+	pcacheRekey uintptr
+	// maxBeforeTemp holds, per page cache, its largest key before a page
+	// took the temporary number.
+	maxBeforeTemp sync.Map // uintptr → uint32
+	// tempKeysUndone counts rekeys out of the temporary number whose raised
+	// largest key was put back, for tests.
+	tempKeysUndone atomic.Int64
+)
+
+// wrapPageCacheRekey installs rekeyPage in place of the default page cache's
+// rekey method, keeping its other methods.
+func wrapPageCacheRekey(tls *libc.TLS) error {
+	var m sqlite3.Tsqlite3_pcache_methods2 // SQLite copies it in and out
+	defer runtime.KeepAlive(&m)
+	va := libc.NewVaList(uintptr(unsafe.Pointer(&m)))
+	if va == 0 {
+		return errors.New("store: sqlite3_config: out of memory")
+	}
+	defer libc.Xfree(tls, va)
+	if rc := sqlite3.Xsqlite3_config(tls, sqlite3.SQLITE_CONFIG_GETPCACHE2, va); rc != sqlite3.SQLITE_OK {
+		return fmt.Errorf("store: sqlite3_config(SQLITE_CONFIG_GETPCACHE2) returned %d", rc)
+	}
+	if m.FxRekey == 0 {
+		return errors.New("store: the SQLite page cache has no rekey method")
+	}
+	pcacheRekey, m.FxRekey = m.FxRekey, cFunc(rekeyPage)
+	va2 := libc.NewVaList(uintptr(unsafe.Pointer(&m)))
+	if va2 == 0 {
+		return errors.New("store: sqlite3_config: out of memory")
+	}
+	defer libc.Xfree(tls, va2)
+	if rc := sqlite3.Xsqlite3_config(tls, sqlite3.SQLITE_CONFIG_PCACHE2, va2); rc != sqlite3.SQLITE_OK {
+		return fmt.Errorf("store: sqlite3_config(SQLITE_CONFIG_PCACHE2) returned %d", rc)
+	}
 	return nil
 }
+
+// rekeyPage is the page cache's rekey method: the default one, then the
+// largest key put back when a page leaves the temporary number (above).
+func rekeyPage(tls *libc.TLS, cache, page uintptr, from, to uint32) {
+	c := (*sqlite3.TPCache1)(*(*unsafe.Pointer)(unsafe.Pointer(&cache))) // C memory: SQLite's own PCache1
+	temp := lockBytePage(c.FszPage)
+	before := c.FiMaxKey
+	(*(*func(*libc.TLS, uintptr, uintptr, uint32, uint32))(unsafe.Pointer(&struct{ uintptr }{pcacheRekey})))(tls, cache, page, from, to)
+	switch {
+	case to == temp && before < temp:
+		maxBeforeTemp.Store(cache, before)
+	case from == temp:
+		if v, ok := maxBeforeTemp.LoadAndDelete(cache); ok && c.FiMaxKey == temp {
+			c.FiMaxKey = max(v.(uint32), to)
+			tempKeysUndone.Add(1)
+		}
+	}
+}
+
+// cFunc returns the function pointer the C code translated by modernc.org
+// calls f through (the data word of f in an interface, as its own ccgo
+// function pointers are made). f must be a top-level function.
+func cFunc(f any) uintptr { return (*[2]uintptr)(unsafe.Pointer(&f))[1] }

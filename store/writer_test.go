@@ -456,3 +456,70 @@ func TestWriterFinishesCheckpointsOfALargeWAL(t *testing.T) {
 		t.Fatalf("a large WAL made the writer finish %d checkpoints, want 1", n)
 	}
 }
+
+// TestSQLitePageCacheTempKey writes rows at random places of an index, so
+// that SQLite rebalances pages and swaps their numbers through the lock-byte
+// page's (see rekeyPage): the page cache's largest key must be put back
+// each time, and the database stay intact, through commits and through a
+// rolled-back transaction that grew the file (whose pages the cache must
+// then really drop).
+func TestSQLitePageCacheTempKey(t *testing.T) {
+	if sqliteConfigErr != nil {
+		t.Fatal(sqliteConfigErr)
+	}
+	db := openWriterTest(t)
+	ctx := t.Context()
+	exec := func(sql string, args ...any) error {
+		return db.writer.submit(ctx, func(ctx context.Context, q *queries) error {
+			_, err := q.ex.ExecContext(ctx, sql, args...)
+			return err
+		})
+	}
+	if err := exec(`CREATE TABLE scatter (k TEXT NOT NULL PRIMARY KEY, v TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	before := tempKeysUndone.Load()
+	const batches, rows = 100, 100
+	for range batches {
+		err := db.writer.submit(ctx, func(ctx context.Context, q *queries) error {
+			for range rows {
+				if _, err := q.ex.ExecContext(ctx, `INSERT INTO scatter VALUES ($1, $2)`, payd.RandomString(24), strings.Repeat("v", 100)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tempKeysUndone.Load() == before {
+		t.Fatal("no page took the temporary number: the test no longer exercises rekeyPage")
+	}
+	errGrown := errors.New("grown, then undone")
+	err := db.writer.submit(ctx, func(ctx context.Context, q *queries) error {
+		for range 2 * rows {
+			if _, err := q.ex.ExecContext(ctx, `INSERT INTO scatter VALUES ($1, $2)`, payd.RandomString(24), strings.Repeat("w", 1000)); err != nil {
+				return err
+			}
+		}
+		return errGrown
+	})
+	if !errors.Is(err, errGrown) {
+		t.Fatalf("the growing job: %v", err)
+	}
+	if err := exec(`INSERT INTO scatter VALUES ('last', 'v')`); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	var check string
+	err = db.writer.submit(ctx, func(ctx context.Context, q *queries) error {
+		if err := q.ex.QueryRowContext(ctx, `SELECT count(*) FROM scatter`).Scan(&n); err != nil {
+			return err
+		}
+		return q.ex.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check)
+	})
+	if err != nil || n != batches*rows+1 || check != "ok" {
+		t.Fatalf("%d rows (want %d), integrity_check %q, %v", n, batches*rows+1, check, err)
+	}
+}
