@@ -75,8 +75,8 @@ func (q *queries) matchQuery(ctx context.Context, f payd.PaymentFilter) (*queryM
 			return m, nil
 		}
 		var args sqlArgs
-		query := q.trigramCandidates(&args, "d.id", m.term.words, "d.business_id = "+args.add(f.BusinessID)+
-			" AND d.kind = 'payment' AND "+notQueued) + " LIMIT " + args.add(queryMatchLimit+1)
+		query := q.trigramCandidates(&args, "d.id", m.term.words, payd.SearchPayment, "d.business_id = "+args.add(f.BusinessID)+
+			" AND "+notQueued) + " LIMIT " + args.add(queryMatchLimit+1)
 		ids, err := q.matchIDs(ctx, query, args...)
 		if err != nil {
 			return nil, err

@@ -19,8 +19,11 @@ import (
 //   - tier 1 is an exact key: one range of search_keys' primary key;
 //   - tiers 2 and 3 first scan the newest searchWindow entries of the kind
 //     and keep those that match, which fills a page at once for a query that
-//     matches much; only a query too rare for that goes to the trigram
-//     index, and then its matches are few.
+//     matches much; a window that finds some matches but too few for the page
+//     is widened once, to what their density says a page needs (a broad
+//     query's matches are spread thinly over the whole history); only a
+//     query too rare for that goes to the trigram index, and then its
+//     matches are few.
 //
 // Objects still in search_queue are left out of those queries and matched
 // in Go from their own rows instead (searchTail).
@@ -33,6 +36,9 @@ var searchWindow = func() *atomic.Int64 {
 	w.Store(2000)
 	return &w
 }()
+
+// maxWindowGrowth bounds the widened window, as a multiple of searchWindow.
+const maxWindowGrowth = 10
 
 // Search returns one page of ranked hits, all read from one snapshot.
 func (db *DB) Search(ctx context.Context, sq payd.SearchQuery) (hits []payd.SearchHit, err error) {
@@ -232,12 +238,28 @@ func (q *queries) searchSegment(ctx context.Context, s segment) ([]payd.SearchHi
 		}
 	}
 	b := newSegmentSQL(s)
-	hits, err := q.segmentHits(ctx, s, b.window(), b.args)
+	window := searchWindow.Load()
+	hits, err := q.segmentHits(ctx, s, b.window(window), b.args)
 	if err != nil || len(hits) == s.need {
 		return hits, err
 	}
-	if whole, err := q.windowIsWhole(ctx, s); err != nil || whole {
+	if whole, err := q.windowIsWhole(ctx, s, window); err != nil || whole {
 		return hits, err
+	}
+	if n := int64(len(hits)); n > 0 {
+		// At the density the window found, half as many again as the page
+		// needs: a broad query fills its page there without the index,
+		// whose candidates would be all of its matches.
+		need := int64(s.need)
+		if wider := min(window*((need*3/2+n-1)/n), window*maxWindowGrowth); wider > window {
+			window = wider
+			if hits, err = q.segmentHits(ctx, s, b.window(window), b.args); err != nil || len(hits) == s.need {
+				return hits, err
+			}
+			if whole, err := q.windowIsWhole(ctx, s, window); err != nil || whole {
+				return hits, err
+			}
+		}
 	}
 	if pattern != "" {
 		if q.dialect == dialectPostgres {
@@ -287,8 +309,7 @@ func (q *queries) segmentHits(ctx context.Context, s segment, query string, args
 
 // windowIsWhole reports whether the segment's window held every entry of
 // the kind after the cursor, so that what it found is all there is.
-func (q *queries) windowIsWhole(ctx context.Context, s segment) (bool, error) {
-	window := searchWindow.Load()
+func (q *queries) windowIsWhole(ctx context.Context, s segment, window int64) (bool, error) {
 	var args sqlArgs
 	where := []string{"d.business_id = " + args.add(s.biz), "d.kind = " + args.add(string(s.kind))}
 	where = append(where, afterSQL(s.after, &args)...)
@@ -305,11 +326,12 @@ type segmentSQL struct {
 	// match keeps those of the segment's tier.
 	scope, match []string
 	limit        string
+	kind         payd.SearchKind
 }
 
 // newSegmentSQL builds the shared conditions of a segment.
 func newSegmentSQL(s segment) *segmentSQL {
-	b := &segmentSQL{}
+	b := &segmentSQL{kind: s.kind}
 	b.scope = []string{"d.business_id = " + b.args.add(s.biz), "d.kind = " + b.args.add(string(s.kind))}
 	b.scope = append(b.scope, afterSQL(s.after, &b.args)...)
 	word := b.args.add("% " + s.term.words + "%")
@@ -329,10 +351,10 @@ func newSegmentSQL(s segment) *segmentSQL {
 
 const segmentOrder = ` ORDER BY d.created_at DESC, d.id DESC LIMIT `
 
-// window matches within the newest searchWindow entries.
-func (b *segmentSQL) window() string {
+// window matches within the newest n entries.
+func (b *segmentSQL) window(n int64) string {
 	return `SELECT d.id, d.created_at FROM (SELECT business_id, kind, id, created_at, doc FROM search_docs d WHERE ` +
-		strings.Join(b.scope, " AND ") + segmentOrder + strconv.FormatInt(searchWindow.Load(), 10) + `) d WHERE ` +
+		strings.Join(b.scope, " AND ") + segmentOrder + strconv.FormatInt(n, 10) + `) d WHERE ` +
 		strings.Join(b.match, " AND ") + segmentOrder + b.limit
 }
 
@@ -361,6 +383,6 @@ func ftsPattern(s segment) string {
 // with too many candidates to read: the database keeps only the segment's
 // first hits.
 func (b *segmentSQL) indexed(q *queries, pattern string) string {
-	return q.trigramCandidates(&b.args, "d.id, d.created_at", pattern, strings.Join(append(b.scope, b.match...), " AND ")) +
+	return q.trigramCandidates(&b.args, "d.id, d.created_at", pattern, b.kind, strings.Join(append(b.scope, b.match...), " AND ")) +
 		segmentOrder + b.limit
 }

@@ -18,8 +18,8 @@ import (
 // every later segment of the same search (the other kinds, the other tier)
 // filters them in Go: one pass over the candidates instead of up to six.
 type indexMatches struct {
-	// byPattern holds the candidates of each pattern read so far;
-	// tooMany the patterns with more than maxIndexCandidates.
+	// byPattern holds the candidates of each pattern (and, on PostgreSQL,
+	// kind) read so far; tooMany those with more than maxIndexCandidates.
 	byPattern map[string][]payd.SearchHit
 	tooMany   map[string]bool
 }
@@ -61,10 +61,20 @@ func (q *queries) indexedSegment(ctx context.Context, s segment, pattern string)
 // segment queries do, so that only ids cross over; entries the term is an
 // exact key of are left out (tier 1 ranks them).
 func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string) (found []payd.SearchHit, ok bool, err error) {
-	if s.found.tooMany[pattern] {
+	// SQLite's one FTS5 index holds every kind, so a pattern's candidates
+	// are read once for all; PostgreSQL has a trigram index per kind, and
+	// reading only the segment's kind spares a kind without matches the
+	// reading of another kind's many (a broad word of payments, looked for
+	// among customers).
+	var kind payd.SearchKind
+	if q.dialect == dialectPostgres {
+		kind = s.kind
+	}
+	cached := pattern + "\x00" + string(kind)
+	if s.found.tooMany[cached] {
 		return nil, false, nil
 	}
-	if found, ok := s.found.byPattern[pattern]; ok {
+	if found, ok := s.found.byPattern[cached]; ok {
 		return found, true, nil
 	}
 	limit := maxIndexCandidates.Load()
@@ -75,7 +85,7 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 	var args sqlArgs
 	tier := fmt.Sprintf("CASE WHEN d.doc LIKE %s THEN %d ELSE %d END",
 		args.add("% "+s.term.words+"%"), payd.TierWord, payd.TierAnywhere)
-	query := q.trigramCandidates(&args, "d.kind, d.id, d.created_at, "+tier, pattern,
+	query := q.trigramCandidates(&args, "d.kind, d.id, d.created_at, "+tier, pattern, kind,
 		"d.business_id = "+args.add(s.biz)+" AND "+notQueued) + " LIMIT " + args.add(limit+1)
 	rows, err := q.ex.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -103,7 +113,7 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 		if s.found.tooMany == nil {
 			s.found.tooMany = map[string]bool{}
 		}
-		s.found.tooMany[pattern] = true
+		s.found.tooMany[cached] = true
 		return nil, false, nil
 	}
 	slices.SortFunc(found, func(a, b payd.SearchHit) int {
@@ -115,7 +125,7 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 	if s.found.byPattern == nil {
 		s.found.byPattern = map[string][]payd.SearchHit{}
 	}
-	s.found.byPattern[pattern] = found
+	s.found.byPattern[cached] = found
 	return found, true, nil
 }
 
@@ -145,10 +155,14 @@ func (q *queries) exactKeyed(ctx context.Context, s segment) (map[string]bool, e
 // trigramCandidates is the query through the trigram index of the
 // database (FTS5 or pg_trgm) for the entries in scope whose document holds
 // pattern, at least one trigram long; search and the payment list's q
-// both look the index up through it.
-func (q *queries) trigramCandidates(args *sqlArgs, columns, pattern, scope string) string {
+// both look the index up through it. PostgreSQL needs the kind, whose own
+// index it reads; SQLite's index holds every kind, and kind "" reads all.
+func (q *queries) trigramCandidates(args *sqlArgs, columns, pattern string, kind payd.SearchKind, scope string) string {
 	if q.dialect == dialectPostgres {
-		return postgresCandidates(args, columns, pattern, scope)
+		return postgresCandidates(args, columns, pattern, kind, scope)
+	}
+	if kind != "" {
+		scope = "d.kind = " + args.add(string(kind)) + " AND " + scope
 	}
 	return sqliteCandidates(args, columns, pattern, scope)
 }
