@@ -227,16 +227,9 @@ func (q *queries) searchSegment(ctx context.Context, s segment) ([]payd.SearchHi
 	if s.term.words == "" {
 		return nil, nil
 	}
-	// On SQLite the trigram candidates come first; on PostgreSQL the
-	// window of newest entries does, which measured faster there at a
-	// million payments (docs/benchmarks.md).
+	// The window of newest entries comes first, then the trigram
+	// candidates (docs/search.md).
 	pattern := ftsPattern(s)
-	if pattern != "" && q.dialect == dialectSQLite {
-		hits, ok, err := q.indexedSegment(ctx, s, pattern)
-		if err != nil || ok {
-			return hits, err
-		}
-	}
 	b := newSegmentSQL(s)
 	window := searchWindow.Load()
 	hits, err := q.segmentHits(ctx, s, b.window(window), b.args)
@@ -262,11 +255,9 @@ func (q *queries) searchSegment(ctx context.Context, s segment) ([]payd.SearchHi
 		}
 	}
 	if pattern != "" {
-		if q.dialect == dialectPostgres {
-			hits, ok, err := q.indexedSegment(ctx, s, pattern)
-			if err != nil || ok {
-				return hits, err
-			}
+		hits, ok, err := q.indexedSegment(ctx, s, pattern)
+		if err != nil || ok {
+			return hits, err
 		}
 		return q.segmentHits(ctx, s, b.indexed(q, pattern), b.args)
 	}

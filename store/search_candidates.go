@@ -11,15 +11,14 @@ import (
 )
 
 // indexMatches holds, for one search, the business's indexed entries the
-// trigram index matched, by pattern. A segment that goes to the index is
-// a tier of one kind, but the index cannot tell tiers or kinds apart
-// without reading each candidate's entry, so the first segment that needs
-// a pattern reads its candidates once, each with its kind and tier, and
-// every later segment of the same search (the other kinds, the other tier)
-// filters them in Go: one pass over the candidates instead of up to six.
+// trigram index matched, by pattern and kind. A segment that goes to the
+// index is a tier of one kind; the index tells kinds apart (each has its
+// own part of it) but not tiers, so the first segment of a kind that needs
+// a pattern reads its candidates once, each with its tier, and the other
+// tier's segment filters them in Go.
 type indexMatches struct {
-	// byPattern holds the candidates of each pattern (and, on PostgreSQL,
-	// kind) read so far; tooMany those with more than maxIndexCandidates.
+	// byPattern holds the candidates of each pattern and kind read so far;
+	// tooMany those with more than maxIndexCandidates.
 	byPattern map[string][]payd.SearchHit
 	tooMany   map[string]bool
 }
@@ -61,15 +60,11 @@ func (q *queries) indexedSegment(ctx context.Context, s segment, pattern string)
 // segment queries do, so that only ids cross over; entries the term is an
 // exact key of are left out (tier 1 ranks them).
 func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string) (found []payd.SearchHit, ok bool, err error) {
-	// SQLite's one FTS5 index holds every kind, so a pattern's candidates
-	// are read once for all; PostgreSQL has a trigram index per kind, and
-	// reading only the segment's kind spares a kind without matches the
-	// reading of another kind's many (a broad word of payments, looked for
-	// among customers).
-	var kind payd.SearchKind
-	if q.dialect == dialectPostgres {
-		kind = s.kind
-	}
+	// Only the segment's kind is read (each kind has its own part of the
+	// index, kindSeqs and migration 00013): a kind without matches is spared
+	// the reading of another kind's many (a broad word of payments, looked
+	// for among customers).
+	kind := s.kind
 	cached := pattern + "\x00" + string(kind)
 	if s.found.tooMany[cached] {
 		return nil, false, nil
@@ -153,16 +148,12 @@ func (q *queries) exactKeyed(ctx context.Context, s segment) (map[string]bool, e
 }
 
 // trigramCandidates is the query through the trigram index of the
-// database (FTS5 or pg_trgm) for the entries in scope whose document holds
-// pattern, at least one trigram long; search and the payment list's q
-// both look the index up through it. PostgreSQL needs the kind, whose own
-// index it reads; SQLite's index holds every kind, and kind "" reads all.
+// database (FTS5 or pg_trgm) for the entries of kind in scope whose
+// document holds pattern, at least one trigram long; search and the
+// payment list's q both look the index up through it.
 func (q *queries) trigramCandidates(args *sqlArgs, columns, pattern string, kind payd.SearchKind, scope string) string {
 	if q.dialect == dialectPostgres {
 		return postgresCandidates(args, columns, pattern, kind, scope)
 	}
-	if kind != "" {
-		scope = "d.kind = " + args.add(string(kind)) + " AND " + scope
-	}
-	return sqliteCandidates(args, columns, pattern, scope)
+	return sqliteCandidates(args, columns, pattern, kind, scope)
 }

@@ -130,7 +130,7 @@ func (q *queries) reindex(ctx context.Context, kind payd.SearchKind, ids []strin
 	if err := q.dropSearchDocs(ctx, kind, drop); err != nil {
 		return err
 	}
-	if err := q.insertSearchDocs(ctx, add); err != nil {
+	if err := q.insertSearchDocs(ctx, kind, add); err != nil {
 		return err
 	}
 	for _, d := range requeue {
@@ -233,28 +233,36 @@ func (q *queries) dropSearchDocs(ctx context.Context, kind payd.SearchKind, old 
 	})
 }
 
-// insertSearchDocs stores entries, their trigram index rows and their keys.
-func (q *queries) insertSearchDocs(ctx context.Context, add []searchDoc) error {
+// insertSearchDocs stores entries of one kind, their trigram index rows and
+// their keys.
+func (q *queries) insertSearchDocs(ctx context.Context, kind payd.SearchKind, add []searchDoc) error {
 	if len(add) == 0 {
 		return nil
 	}
-	// On SQLite the writer is the only one, so the entries inserted now
-	// are exactly those after the highest seq there is: one statement
-	// indexes them all.
-	var last int64
+	// On SQLite each kind's entries take their seq (the FTS5 rowid) from
+	// the kind's own range (kindSeqs), and the writer is the only one, so
+	// the entries inserted now are exactly those after the kind's highest
+	// seq: one statement indexes them all.
+	var last, seqHi int64
 	if q.dialect == dialectSQLite {
-		if err := q.ex.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM search_docs`).Scan(&last); err != nil {
+		lo, hi := kindSeqs(kind)
+		seqHi = hi
+		if err := q.ex.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), $1) FROM search_docs WHERE seq BETWEEN $1 AND $2`, lo, hi).Scan(&last); err != nil {
 			return err
 		}
 	}
 	err := chunks(len(add), func(i, j int) error {
 		var args sqlArgs
 		rows := make([]string, 0, j-i)
-		for _, d := range add[i:j] {
-			rows = append(rows, "("+args.add(d.businessID)+", "+args.add(d.kind)+", "+args.add(d.id)+", "+
+		for n, d := range add[i:j] {
+			seq := "DEFAULT"
+			if q.dialect == dialectSQLite {
+				seq = args.add(last + int64(i+n) + 1)
+			}
+			rows = append(rows, "("+seq+", "+args.add(d.businessID)+", "+args.add(d.kind)+", "+args.add(d.id)+", "+
 				args.add(d.createdAt)+", "+args.add(d.doc)+", "+args.add(d.keys)+")")
 		}
-		_, err := q.ex.ExecContext(ctx, `INSERT INTO search_docs (business_id, kind, id, created_at, doc, keys) VALUES `+
+		_, err := q.ex.ExecContext(ctx, `INSERT INTO search_docs (seq, business_id, kind, id, created_at, doc, keys) VALUES `+
 			strings.Join(rows, ", "), args...)
 		return err
 	})
@@ -262,7 +270,7 @@ func (q *queries) insertSearchDocs(ctx context.Context, add []searchDoc) error {
 		return err
 	}
 	if q.dialect == dialectSQLite {
-		_, err := q.ex.ExecContext(ctx, `INSERT INTO search_fts (rowid, doc) SELECT seq, doc FROM search_docs WHERE seq > $1`, last)
+		_, err := q.ex.ExecContext(ctx, `INSERT INTO search_fts (rowid, doc) SELECT seq, doc FROM search_docs WHERE seq > $1 AND seq <= $2`, last, seqHi)
 		if err != nil {
 			return err
 		}
