@@ -38,15 +38,23 @@ var sqliteConfigErr = configureSQLite()
 func configureSQLite() error {
 	tls := libc.NewTLS()
 	defer tls.Close()
-	va := libc.NewVaList(int32(stmtJournalSpill))
-	if va == 0 {
-		return fmt.Errorf("store: sqlite3_config: out of memory")
-	}
-	defer libc.Xfree(tls, va)
-	if rc := sqlite3.Xsqlite3_config(tls, sqlite3.SQLITE_CONFIG_STMTJRNL_SPILL, va); rc != sqlite3.SQLITE_OK {
-		return fmt.Errorf("store: sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL) returned %d", rc)
+	if err := sqliteConfig(tls, sqlite3.SQLITE_CONFIG_STMTJRNL_SPILL, "SQLITE_CONFIG_STMTJRNL_SPILL", int32(stmtJournalSpill)); err != nil {
+		return err
 	}
 	return wrapPageCacheRekey(tls)
+}
+
+// sqliteConfig calls sqlite3_config(op, arg); name is op's, for the error.
+func sqliteConfig(tls *libc.TLS, op int32, name string, arg any) error {
+	va := libc.NewVaList(arg)
+	if va == 0 {
+		return errors.New("store: sqlite3_config: out of memory")
+	}
+	defer libc.Xfree(tls, va)
+	if rc := sqlite3.Xsqlite3_config(tls, op, va); rc != sqlite3.SQLITE_OK {
+		return fmt.Errorf("store: sqlite3_config(%s) returned %d", name, rc)
+	}
+	return nil
 }
 
 // The page cache's temporary key.
@@ -91,27 +99,14 @@ var (
 func wrapPageCacheRekey(tls *libc.TLS) error {
 	var m sqlite3.Tsqlite3_pcache_methods2 // SQLite copies it in and out
 	defer runtime.KeepAlive(&m)
-	va := libc.NewVaList(uintptr(unsafe.Pointer(&m)))
-	if va == 0 {
-		return errors.New("store: sqlite3_config: out of memory")
-	}
-	defer libc.Xfree(tls, va)
-	if rc := sqlite3.Xsqlite3_config(tls, sqlite3.SQLITE_CONFIG_GETPCACHE2, va); rc != sqlite3.SQLITE_OK {
-		return fmt.Errorf("store: sqlite3_config(SQLITE_CONFIG_GETPCACHE2) returned %d", rc)
+	if err := sqliteConfig(tls, sqlite3.SQLITE_CONFIG_GETPCACHE2, "SQLITE_CONFIG_GETPCACHE2", uintptr(unsafe.Pointer(&m))); err != nil {
+		return err
 	}
 	if m.FxRekey == 0 {
 		return errors.New("store: the SQLite page cache has no rekey method")
 	}
 	pcacheRekey, m.FxRekey = m.FxRekey, cFunc(rekeyPage)
-	va2 := libc.NewVaList(uintptr(unsafe.Pointer(&m)))
-	if va2 == 0 {
-		return errors.New("store: sqlite3_config: out of memory")
-	}
-	defer libc.Xfree(tls, va2)
-	if rc := sqlite3.Xsqlite3_config(tls, sqlite3.SQLITE_CONFIG_PCACHE2, va2); rc != sqlite3.SQLITE_OK {
-		return fmt.Errorf("store: sqlite3_config(SQLITE_CONFIG_PCACHE2) returned %d", rc)
-	}
-	return nil
+	return sqliteConfig(tls, sqlite3.SQLITE_CONFIG_PCACHE2, "SQLITE_CONFIG_PCACHE2", uintptr(unsafe.Pointer(&m)))
 }
 
 // rekeyPage is the page cache's rekey method: the default one, then the
