@@ -12,7 +12,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,10 +63,7 @@ func testCheckoutThroughput(t *testing.T) {
 	if os.Getenv(storetest.PostgresEnv) != "" {
 		targets = append(targets, checkoutLoadTarget(t, storetest.OpenPostgres(t)))
 	}
-	if re := os.Getenv("PAYD_LOAD_TARGETS"); re != "" { // as in TestLoad
-		keep := regexp.MustCompile(re)
-		targets = slices.DeleteFunc(targets, func(tg loadTarget) bool { return !keep.MatchString(tg.name) })
-	}
+	targets = keepLoadTargets(targets, func(tg loadTarget) string { return tg.name })
 	tr := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64, DisableCompression: true} // a connection per client
 	gen := &loadGen{clients: 64, dur: time.Duration(secs) * time.Second, hc: &http.Client{Transport: tr}}
 	got := make([][]loadRun, len(targets))

@@ -75,10 +75,7 @@ func TestLoad(t *testing.T) {
 		targets = append(targets, target{"payd idempotent POST (key, " + db.Dialect() + ")", b.base + "/_test/objects?key=" + tb.live, lua})
 	}
 
-	if re := os.Getenv("PAYD_LOAD_TARGETS"); re != "" {
-		keep := regexp.MustCompile(re)
-		targets = slices.DeleteFunc(targets, func(tg target) bool { return !keep.MatchString(tg.name) })
-	}
+	targets = keepLoadTargets(targets, func(tg target) string { return tg.name })
 	// Rounds interleave the targets, so that the machine's load and the
 	// tables' growth weigh on each alike.
 	type series struct{ rps, p50, p99 []float64 }
@@ -102,6 +99,17 @@ func TestLoad(t *testing.T) {
 }
 
 type loadResult struct{ rps, p50, p99 float64 }
+
+// keepLoadTargets keeps the targets whose names match PAYD_LOAD_TARGETS, a
+// regular expression (all of them when it is unset).
+func keepLoadTargets[T any](targets []T, name func(T) string) []T {
+	re := os.Getenv("PAYD_LOAD_TARGETS")
+	if re == "" {
+		return targets
+	}
+	keep := regexp.MustCompile(re)
+	return slices.DeleteFunc(targets, func(tg T) bool { return !keep.MatchString(name(tg)) })
+}
 
 // benchCreate is the small object the POST measurement creates: one row,
 // written through the same store call as the bare insert handler, answered

@@ -170,10 +170,3 @@ func (m *MemoryCounter) CountRateHit(_ context.Context, key string, window, expi
 	m.windows[k] = w
 	return w.count, nil
 }
-
-// live returns how many windows the counter holds, for tests.
-func (m *MemoryCounter) live() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.windows)
-}

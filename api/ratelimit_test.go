@@ -181,6 +181,13 @@ func TestMemoryCounter(t *testing.T) {
 	}
 }
 
+// live returns how many windows the counter holds.
+func (m *MemoryCounter) live() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.windows)
+}
+
 // BenchmarkMemoryCounterNewAddresses measures a hit from an address never
 // seen before while many windows are live (a checkout's ten minutes of
 // customers): it must not grow with their number.

@@ -43,7 +43,7 @@ func (q *queries) indexedSegment(ctx context.Context, s segment, pattern string)
 		return nil, false, err
 	}
 	for _, h := range found {
-		if h.Kind != s.kind || h.Tier != s.tier || !s.ranksAfter(h) {
+		if h.Tier != s.tier || !s.ranksAfter(h) {
 			continue
 		}
 		if hits = append(hits, h); len(hits) == s.need {
@@ -61,11 +61,10 @@ func (q *queries) indexedSegment(ctx context.Context, s segment, pattern string)
 // exact key of are left out (tier 1 ranks them).
 func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string) (found []payd.SearchHit, ok bool, err error) {
 	// Only the segment's kind is read (each kind has its own part of the
-	// index, kindSeqs and migration 00013): a kind without matches is spared
+	// index: migrations 00013 and 00014): a kind without matches is spared
 	// the reading of another kind's many (a broad word of payments, looked
 	// for among customers).
-	kind := s.kind
-	cached := pattern + "\x00" + string(kind)
+	cached := pattern + "\x00" + string(s.kind)
 	if s.found.tooMany[cached] {
 		return nil, false, nil
 	}
@@ -80,7 +79,7 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 	var args sqlArgs
 	tier := fmt.Sprintf("CASE WHEN d.doc LIKE %s THEN %d ELSE %d END",
 		args.add("% "+s.term.words+"%"), payd.TierWord, payd.TierAnywhere)
-	query := q.trigramCandidates(&args, "d.kind, d.id, d.created_at, "+tier, pattern, kind,
+	query := q.trigramCandidates(&args, "d.id, d.created_at, "+tier, pattern, s.kind,
 		"d.business_id = "+args.add(s.biz)+" AND "+notQueued) + " LIMIT " + args.add(limit+1)
 	rows, err := q.ex.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -88,9 +87,9 @@ func (q *queries) indexCandidates(ctx context.Context, s segment, pattern string
 	}
 	var n int64
 	for rows.Next() {
-		var h payd.SearchHit
+		h := payd.SearchHit{Kind: s.kind}
 		var created int64
-		if err := rows.Scan(&h.Kind, &h.ID, &created, &h.Tier); err != nil {
+		if err := rows.Scan(&h.ID, &created, &h.Tier); err != nil {
 			rows.Close()
 			return nil, false, err
 		}
@@ -150,8 +149,13 @@ func (q *queries) exactKeyed(ctx context.Context, s segment) (map[string]bool, e
 // trigramCandidates is the query through the trigram index of the
 // database (FTS5 or pg_trgm) for the entries of kind in scope whose
 // document holds pattern, at least one trigram long; search and the
-// payment list's q both look the index up through it.
+// payment list's q both look the index up through it. Each database keeps
+// each kind in a part of its own (migrations 00013 and 00014), so the kind
+// must be one of payd.SearchKinds; the callers name their own.
 func (q *queries) trigramCandidates(args *sqlArgs, columns, pattern string, kind payd.SearchKind, scope string) string {
+	if !slices.Contains(payd.SearchKinds, kind) {
+		panic(fmt.Sprintf("store: trigram candidates of kind %q", kind))
+	}
 	if q.dialect == dialectPostgres {
 		return postgresCandidates(args, columns, pattern, kind, scope)
 	}

@@ -9,7 +9,7 @@ import (
 
 // kindSeqs is the range of search_docs.seq, the FTS5 rowid, that entries of
 // kind take on SQLite: links, customers and payments each have their own
-// (2^40 entries each; migration 00013 moved the entries there). FTS5 keeps
+// (2^40 entries each; migration 00014 moved the entries there). FTS5 keeps
 // each trigram's documents in rowid order and seeks to a rowid range, so a
 // query restricted to one kind's range reads only that kind's part of each
 // posting list: a word held by 10,000 payments costs a search among
@@ -58,15 +58,12 @@ func ftsQuery(pattern string) string {
 }
 
 // sqliteCandidates selects columns of the indexed entries (search_docs d)
-// of kind ("" for every kind) in scope whose document holds the pattern (at least one trigram long: ftsPattern), driven from
-// the FTS5 trigram index: CROSS JOIN keeps SQLite from starting at
-// search_docs instead.
+// of kind in scope whose document holds the pattern (at least one trigram
+// long: ftsPattern), driven from the FTS5 trigram index within the kind's
+// rowids: CROSS JOIN keeps SQLite from starting at search_docs instead.
 func sqliteCandidates(args *sqlArgs, columns, pattern string, kind payd.SearchKind, scope string) string {
-	match := `search_fts MATCH ` + args.add(ftsQuery(pattern))
-	if kind != "" {
-		lo, hi := kindSeqs(kind)
-		match += ` AND search_fts.rowid BETWEEN ` + args.add(lo) + ` AND ` + args.add(hi)
-	}
+	lo, hi := kindSeqs(kind)
 	return `SELECT ` + columns + ` FROM search_fts CROSS JOIN search_docs d ON d.seq = search_fts.rowid
-		WHERE ` + match + ` AND d.doc LIKE ` + args.add("%"+pattern+"%") + ` AND ` + scope
+		WHERE search_fts MATCH ` + args.add(ftsQuery(pattern)) + ` AND search_fts.rowid BETWEEN ` + args.add(lo) + ` AND ` + args.add(hi) +
+		` AND d.doc LIKE ` + args.add("%"+pattern+"%") + ` AND ` + scope
 }
