@@ -147,10 +147,13 @@ func (c *Checkout) Confirmations() (current, required int) {
 	return 0, c.Required
 }
 
-// count counts every transfer that reached Required, then settles.
+// count counts every transfer that reached Required, then settles. Each
+// one that pays nothing (another coin, or sent late) is told to the
+// business once (see unpaid).
 func (c *Checkout) count(p *Payment, explorer func(string) string, now time.Time) Outcome {
 	o := Outcome{Counted: money.CoinAmount{Asset: c.Crypto.Asset, Units: new(big.Int)}}
-	late, paid := false, false
+	var late []SeenTransfer
+	paid := false
 	for i := range c.Transfers {
 		st := &c.Transfers[i]
 		if st.Counted || st.Confirmations < c.Required {
@@ -160,11 +163,14 @@ func (c *Checkout) count(p *Payment, explorer func(string) string, now time.Time
 		if !c.inCoin(*st) {
 			o.Foreign = append(o.Foreign, st.Amount)
 			c.ReviewReason = ReviewWrongAsset
-			p.review(ReviewWrongAsset, st.TxHash, now)
+			c.unpaid(p, ReviewWrongAsset, *st, now)
 			continue
 		}
 		o.Counted = o.Counted.Add(st.Amount)
-		late, paid = late || st.Late, true
+		paid = true
+		if st.Late {
+			late = append(late, *st)
+		}
 	}
 	if !paid {
 		o.Counted = money.CoinAmount{}
@@ -173,12 +179,28 @@ func (c *Checkout) count(p *Payment, explorer func(string) string, now time.Time
 	if c.current(p) {
 		c.settle(p, explorer, now)
 	}
-	if late {
+	for _, st := range late {
 		c.ReviewReason = ReviewLatePayment
-		p.review(ReviewLatePayment, c.lastCounted().TxHash, now)
+		c.unpaid(p, ReviewLatePayment, st, now)
 	}
 	c.judge(p, now)
 	return o
+}
+
+// unpaid tells of a confirmed transfer into the deposit that pays nothing,
+// for reason (late, or in another coin): the funds are in the business's
+// wallet all the same. A payment still waiting for its money goes to
+// needs_review; one that succeeded or is in review already keeps its
+// status and records a funds_received entry, so that no transfer into the
+// wallet goes untold.
+func (c *Checkout) unpaid(p *Payment, reason string, st SeenTransfer, now time.Time) {
+	if p.Status != PaymentSucceeded && p.Status != PaymentNeedsReview {
+		p.review(reason, st.TxHash, now)
+		return
+	}
+	data, _ := json.Marshal(map[string]string{"amount": st.Amount.String(), "asset": string(st.Amount.Asset),
+		"network": string(c.Crypto.Network), "tx_hash": st.TxHash, "reason": reason})
+	p.addEvent(EventFundsReceived, data, now)
 }
 
 // received sums the counted transfers, those sent on time or all.

@@ -233,6 +233,12 @@ func (c *Checkout) Claim(p *Payment, txHash string, now time.Time) error {
 // its data holds the reason and the transaction concerned.
 const EventNeedsReview = "needs_review"
 
+// EventFundsReceived is the payment history entry of funds that reached
+// the deposit of a payment that succeeded or is in review already, and pay
+// nothing: sent late or in another coin (Checkout.unpaid). Its data holds
+// the amount, asset, network, transaction and reason.
+const EventFundsReceived = "funds_received"
+
 // review moves p to needs_review for reason, once per reason and
 // transaction; a succeeded payment stays succeeded.
 func (p *Payment) review(reason, txHash string, now time.Time) {

@@ -208,8 +208,56 @@ func TestCheckoutLateOnReplacedCheckout(t *testing.T) {
 		t.Fatalf("the late transfer rewrote the payment: received %d, settlement %+v, method %+v",
 			p.AmountReceived, p.Settlement, p.Method)
 	}
-	if len(p.Events) != events+1 || p.Events[events].Type != EventDetected {
-		t.Fatalf("events after the late transfer: %v", eventTypes(p)[events:])
+	if got := eventTypes(p)[events:]; fmt.Sprint(got) != "[detected funds_received]" {
+		t.Fatalf("events after the late transfer: %v", got)
+	}
+	if got := string(p.Events[events+1].Data); got != `{"amount":"0.01","asset":"USDC","network":"polygon","reason":"late_payment","tx_hash":"0xlate"}` {
+		t.Fatalf("funds_received data = %s", got)
+	}
+}
+
+// Funds that pay nothing reaching a payment that succeeded, or one in
+// review, leave its status and are told once each, as funds_received: a
+// wrong coin, then the right coin late.
+func TestCheckoutFundsAfterSuccess(t *testing.T) {
+	p := mustPayment(t)
+	c := openFor(t, p, false)
+	c.Observe(p, []Transfer{xfer("0xa", "100.00", 2)}, explorer, testNow.Add(time.Minute))
+	if p.Status != PaymentSucceeded {
+		t.Fatalf("status %s", p.Status)
+	}
+	usdt := xfer("0xt", "7.00", 2)
+	usdt.Amount.Asset = money.USDT
+	at := testNow.Add(time.Hour)
+	o := c.Observe(p, []Transfer{xfer("0xa", "100.00", 2), usdt, xfer("0xlate", "1.00", 0)}, explorer, at)
+	if len(o.Foreign) != 1 || o.Foreign[0].String() != "7.00" || !o.Counted.IsZero() {
+		t.Fatalf("outcome: foreign %v, counted %v", o.Foreign, o.Counted)
+	}
+	wantEvents(t, p, "created", "method_selected", "detected", "confirmation", "confirmation", "succeeded",
+		"detected", "funds_received")
+	c.Observe(p, []Transfer{xfer("0xlate", "1.00", 2)}, explorer, at.Add(time.Minute))
+	if p.Status != PaymentSucceeded || p.Method.OverpaidAmount != "1.00" || p.AmountReceived != 10_000 {
+		t.Fatalf("after the late transfer: %s, method %+v, received %d", p.Status, p.Method, p.AmountReceived)
+	}
+	wantEvents(t, p, "created", "method_selected", "detected", "confirmation", "confirmation", "succeeded",
+		"detected", "funds_received", "funds_received")
+	var got []map[string]string
+	for _, e := range p.Events[len(p.Events)-2:] {
+		var m map[string]string
+		if err := json.Unmarshal(e.Data, &m); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m)
+	}
+	if got[0]["reason"] != ReviewWrongAsset || got[0]["asset"] != "USDT" || got[0]["tx_hash"] != "0xt" ||
+		got[1]["reason"] != ReviewLatePayment || got[1]["amount"] != "1.00" || got[1]["tx_hash"] != "0xlate" {
+		t.Fatalf("funds_received entries = %v", got)
+	}
+	// Observing the same report again tells nothing twice.
+	n := len(p.Events)
+	c.Observe(p, []Transfer{xfer("0xa", "100.00", 2), usdt, xfer("0xlate", "1.00", 2)}, explorer, at.Add(2*time.Minute))
+	if len(p.Events) != n {
+		t.Fatalf("the same report added %v", eventTypes(p)[n:])
 	}
 }
 

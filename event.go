@@ -80,19 +80,27 @@ var historyEventTypes = map[string]string{
 	EventNeedsReview:        EventPaymentNeedsReview,
 	EventCanceled:           EventPaymentFailed,
 	EventRemainderRequested: EventPaymentRemainderRequested,
+	EventFundsReceived:      EventPaymentFundsReceived,
 }
 
 // PaymentEventTypes lists the event types of a change from old to p (old
 // nil for a new payment), in the order they happened: one per history
 // entry that announces something, and payment.expired when p expired.
-// Every status change has its event.
+// Every status change has its event. A transfer detected on a payment that
+// had succeeded, expired or failed is not announced as payment.processing:
+// nothing is being paid, and its arrival is told once it confirms
+// (payment.needs_review, or payment.funds_received).
 func PaymentEventTypes(old, p *Payment) []string {
 	from := 0
 	if old != nil {
 		from = len(old.Events)
 	}
+	ended := old != nil && (old.Status == PaymentSucceeded || old.Status == PaymentExpired || old.Status == PaymentFailed)
 	var out []string
 	for _, e := range p.Events[min(from, len(p.Events)):] {
+		if e.Type == EventDetected && ended {
+			continue
+		}
 		if t, ok := historyEventTypes[e.Type]; ok {
 			out = append(out, t)
 		}

@@ -33,12 +33,28 @@ func TestPaymentEventTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want(&old, EventPaymentSucceeded)
+	// More funds for the succeeded payment: seen, nothing is being paid, so
+	// no payment.processing; confirmed, they are announced as received.
+	old = *p
+	c.Observe(p, []Transfer{xfer("0xa", "60.00", 2), xfer("0xb", "5.00", 0)}, explorer, c.ExpiresAt)
+	want(&old)
+	old = *p
+	c.Observe(p, []Transfer{xfer("0xa", "60.00", 2), xfer("0xb", "5.00", 2)}, explorer, c.ExpiresAt)
+	want(&old, EventPaymentFundsReceived)
 
 	link := mustPayment(t, func(in *PaymentParams) { in.LinkID = "lnk_1" })
 	lc := openFor(t, link, false)
 	p, old = link, *link
 	lc.Observe(link, nil, explorer, lc.ExpiresAt.Add(time.Second))
 	want(&old, EventPaymentExpired)
+	// Late funds for the expired payment: told once confirmed, by the move
+	// to needs_review.
+	old = *p
+	lc.Observe(link, []Transfer{xfer("0xl", "100.00", 0)}, explorer, lc.ExpiresAt.Add(time.Minute))
+	want(&old)
+	old = *p
+	lc.Observe(link, []Transfer{xfer("0xl", "100.00", 2)}, explorer, lc.ExpiresAt.Add(time.Minute))
+	want(&old, EventPaymentNeedsReview)
 }
 
 // TestPaymentEventTypesCoverEveryStatus checks that every status a

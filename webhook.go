@@ -27,6 +27,7 @@ const (
 	EventPaymentExpired            = "payment.expired"
 	EventPaymentFailed             = "payment.failed"
 	EventPaymentRemainderRequested = "payment.remainder_requested"
+	EventPaymentFundsReceived      = "payment.funds_received"
 	EventCheckoutCreated           = "checkout.created"
 	EventCheckoutCompleted         = "checkout.completed"
 	EventCheckoutExpired           = "checkout.expired"
@@ -64,6 +65,7 @@ var EventCatalogue = []EventTypeInfo{
 	{EventPaymentExpired, "The payment expired before it was paid."},
 	{EventPaymentFailed, "The payment failed; failure_code says why (canceled when the business canceled it)."},
 	{EventPaymentRemainderRequested, "A checkout was opened to collect the rest of an underpaid payment."},
+	{EventPaymentFundsReceived, "Funds that pay nothing (sent late, or in another coin) reached the wallet for a payment that had succeeded or was in review already; its status stays."},
 	{EventCheckoutCreated, "A customer opened a checkout (a quote for one coin on one network, or a card attempt)."},
 	{EventCheckoutCompleted, "A checkout was paid, or its payment was accepted."},
 	{EventCheckoutExpired, "A checkout's quote ended before it was paid."},

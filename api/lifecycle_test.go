@@ -344,6 +344,41 @@ func (s *shop) testOverpaid(t *testing.T) {
 	if got := s.getCheckout(chk["id"].(string))["crypto"].(map[string]any); got["overpaid_amount"] != "5.00" {
 		t.Fatalf("checkout crypto = %v", got)
 	}
+	s.testFundsAfterSuccess(t, p["id"].(string), chk)
+}
+
+// testFundsAfterSuccess sends a succeeded payment's deposit another coin,
+// then more of the right one: the payment stays succeeded, and each
+// transfer is told once it confirms (payment.funds_received), never as
+// payment.processing.
+func (s *shop) testFundsAfterSuccess(t *testing.T, id string, chk map[string]any) {
+	usdt := s.holding("USDT", "ethereum")
+	wrong := map[string]any{"crypto": map[string]any{"network": "ethereum", "asset": "USDT",
+		"address": chk["crypto"].(map[string]any)["address"]}}
+	wrongHash := s.send(wrong, "3.00")
+	lateHash := s.send(chk, "2.00")
+	s.mine("ethereum", 3)
+	pay := s.getPayment(id)
+	s.wantStatus(pay, "succeeded")
+	s.wantHistory(pay, "created", "method_selected", "detected", "confirmation", "confirmation", "confirmation",
+		"succeeded", "detected", "funds_received", "funds_received")
+	events := pay["events"].([]any)
+	var got []map[string]any
+	for _, e := range events[len(events)-2:] {
+		got = append(got, e.(map[string]any)["data"].(map[string]any))
+	}
+	if got[0]["reason"] != "wrong_asset" || got[0]["asset"] != "USDT" || got[0]["amount"] != "3.00" || got[0]["tx_hash"] != wrongHash ||
+		got[1]["reason"] != "late_payment" || got[1]["asset"] != "USDC" || got[1]["amount"] != "2.00" || got[1]["tx_hash"] != lateHash {
+		t.Fatalf("funds_received entries = %v", got)
+	}
+	if pay["method"].(map[string]any)["overpaid_amount"] != "7.00" || pay["amount_received"] != 2500.0 {
+		t.Fatalf("method after late funds = %v", pay["method"])
+	}
+	if after := s.holding("USDT", "ethereum"); after.Sub(usdt).String() != "3.00" {
+		t.Fatalf("USDT holdings went from %s to %s", usdt, after)
+	}
+	s.wantOutbox(id, "payment.created", "payment.method_selected", "payment.processing", "payment.succeeded",
+		"payment.funds_received", "payment.funds_received")
 }
 
 func (s *shop) testExpiredAndLate(t *testing.T) {
@@ -365,6 +400,9 @@ func (s *shop) testExpiredAndLate(t *testing.T) {
 	if c := s.getCheckout(chk["id"].(string)); c["review_reason"] != "late_payment" {
 		t.Fatalf("late checkout = %v", c)
 	}
+	// The transfer reached a payment that had expired: no payment.processing,
+	// only the move to needs_review once it confirmed.
+	s.wantOutbox(pid, "payment.created", "payment.method_selected", "payment.expired", "payment.needs_review")
 	acc := s.c.data(request{method: "POST", path: "/payments/" + pid + "/accept", key: s.biz.live}, 200)
 	s.wantStatus(acc, "succeeded")
 	s.wantHistory(acc, "created", "method_selected", "expired", "detected", "needs_review", "accepted", "succeeded")
