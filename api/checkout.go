@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -335,12 +336,57 @@ func (s *Server) replaceCheckout(ctx context.Context, q payd.Queries, prev, next
 	return s.CheckoutChanged(ctx, q, payd.CheckoutOpen, old, actor)
 }
 
-// getCheckout serves GET /checkouts/{id}: public, as the hosted page polls it.
+// getCheckout serves GET /checkouts/{id}: public, as the hosted page polls
+// it. link_code or payment_code scope it to one page (checkoutOfPage).
 func (s *Server) getCheckout(w http.ResponseWriter, r *http.Request) error {
 	c, err := s.store.CheckoutByID(r.Context(), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
+	if err := s.checkoutOfPage(r.Context(), r.URL.Query(), c); err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, single{s.toCheckout(c)})
+	return nil
+}
+
+// checkoutOfPage checks that c belongs to the page named by link_code (a
+// checkout of that link) or payment_code (of that payment), and answers
+// not_found otherwise, as for a checkout that does not exist. A hosted page
+// asks this way, so that it never shows a checkout it does not sell: a
+// checkout id is no secret from whoever opened it, and without the check
+// anyone could show their own deposit address on another business's page.
+// Without either parameter any checkout is answered.
+func (s *Server) checkoutOfPage(ctx context.Context, v url.Values, c *payd.Checkout) error {
+	link, err := optText(v, "link_code", maxFilterLen)
+	if err != nil {
+		return err
+	}
+	pay, err := optText(v, "payment_code", maxFilterLen)
+	if err != nil {
+		return err
+	}
+	var owns bool
+	switch {
+	case link != nil && pay != nil:
+		return payd.FieldError("payment_code", "give link_code or payment_code, not both")
+	case link != nil:
+		l, err := s.store.LinkByCode(ctx, *link)
+		if err != nil && !payd.IsNotFound(err) {
+			return err
+		}
+		owns = err == nil && c.LinkID == l.ID
+	case pay != nil:
+		p, err := s.store.PaymentByCode(ctx, *pay)
+		if err != nil && !payd.IsNotFound(err) {
+			return err
+		}
+		owns = err == nil && c.PaymentID == p.ID
+	default:
+		return nil
+	}
+	if !owns {
+		return payd.Errorf(payd.ErrNotFound, "checkout not found")
+	}
 	return nil
 }

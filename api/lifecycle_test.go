@@ -477,7 +477,16 @@ func (s *shop) testReplaceCancelClaim(t *testing.T) {
 	s.c.call(request{method: "POST", path: "/checkouts/" + second["id"].(string) + "/claim",
 		body: `{"tx_hash":"` + strings.Repeat("a", 64) + `"}`}, 409, "checkout_not_claimable")
 
+	// Scoped to a page: only the page's own checkouts are answered.
+	own := s.c.data(request{method: "GET", path: "/checkouts/" + second["id"].(string) + "?payment_code=" + p["code"].(string)}, 200)
+	if own["id"] != second["id"] {
+		t.Fatalf("scoped to its payment: %v", own)
+	}
 	q := s.payment(2500, nil)
+	for _, scope := range []string{"payment_code=" + q["code"].(string), "link_code=" + s.link(2500)["code"].(string), "payment_code=nosuchcode"} {
+		s.c.call(request{method: "GET", path: "/checkouts/" + second["id"].(string) + "?" + scope}, 404, "not_found")
+	}
+	s.c.call(request{method: "GET", path: "/checkouts/" + second["id"].(string) + "?payment_code=" + p["code"].(string) + "&link_code=x"}, 400, "invalid_request")
 	third := s.checkout("payment_id", q["id"].(string), "USDT", "ethereum")
 	cancel := request{method: "POST", path: "/checkouts/" + third["id"].(string) + "/cancel", body: "{}"}
 	got := s.c.data(cancel, 200)

@@ -7,10 +7,11 @@ import (
 
 // checkoutStatus serves GET /l/{code}/status and /p/{code}/status: the live
 // part of the page for ?checkout=, which the page's script polls and swaps
-// in when it changed. It reads only the checkout (public by its id), so a
-// poll costs one small read.
+// in when it changed. It reads the checkout, scoped to the link or payment
+// of the path (404 for another's), so a poll costs two small reads.
 func (h *Handler) checkoutStatus(w http.ResponseWriter, r *http.Request) {
-	c, err := h.api.checkout(r, r.URL.Query().Get("checkout"))
+	of := pageOf{link: strings.HasPrefix(r.URL.Path, "/l/"), code: r.PathValue("code")}
+	c, err := h.api.checkout(r, r.URL.Query().Get("checkout"), of)
 	if err != nil {
 		status := http.StatusInternalServerError
 		if isNotFound(err) {
@@ -21,11 +22,10 @@ func (h *Handler) checkoutStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	m := language(r)
 	p := &page{M: m, Path: strings.TrimSuffix(r.URL.Path, "/status"), Accepting: true, IdemKey: newIdemKey()}
-	isLink := strings.HasPrefix(p.Path, "/l/")
-	if !isLink && c.PaymentID != nil {
+	if !of.link && c.PaymentID != nil {
 		p.PaymentID = *c.PaymentID
 	}
-	h.attach(p, c, isLink)
+	h.attach(p, c, of.link)
 	if p.Checkout == nil {
 		http.Error(w, "not found", http.StatusNotFound)
 		return

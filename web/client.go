@@ -112,10 +112,26 @@ func (c client) publicPayment(r *http.Request, code string) (*publicPayment, err
 	return &p, c.call(r, "GET", "/public/payments/"+url.PathEscape(code), nil, nil, &p)
 }
 
-// checkout reads GET /checkouts/{id}.
-func (c client) checkout(r *http.Request, id string) (*checkout, error) {
+// checkout reads GET /checkouts/{id} for the page named by page.
+func (c client) checkout(r *http.Request, id string, page pageOf) (*checkout, error) {
 	var ch checkout
-	return &ch, c.call(r, "GET", "/checkouts/"+url.PathEscape(id), nil, nil, &ch)
+	q := url.Values{page.param(): {page.code}}
+	return &ch, c.call(r, "GET", "/checkouts/"+url.PathEscape(id)+"?"+q.Encode(), nil, nil, &ch)
+}
+
+// pageOf names the page a checkout is read for, a link's or a payment's by
+// its code: the API answers not_found for a checkout of another link or
+// payment, so that no page shows a checkout it does not sell.
+type pageOf struct {
+	link bool
+	code string
+}
+
+func (p pageOf) param() string {
+	if p.link {
+		return "link_code"
+	}
+	return "payment_code"
 }
 
 // openCheckout sends POST /checkouts under the page's idempotency key, so a

@@ -156,6 +156,50 @@ func TestArchivedLink(t *testing.T) {
 	b.checkA11y()
 }
 
+// TestForeignCheckout names, on one business's pages, a checkout that
+// another business opened on its own link: neither the page nor its live
+// part shows it, so nobody can put their deposit address on another's
+// page, while the checkout's own page still does.
+func TestForeignCheckout(t *testing.T) {
+	s := startPayd(t)
+	link, pay := s.link(nil), s.payment(nil)
+	other := s.newBusiness("Mallory's Shop")
+	theirs := s.must("POST", "/links", other["secret_key"].(string), map[string]any{"name": "Mallory's", "amount": 2500, "currency": "USD"})
+	chk := s.must("POST", "/checkouts", "", map[string]any{"link_code": theirs["code"], "rail": "crypto", "asset": "BTC", "network": "bitcoin"},
+		"Idempotency-Key", "foreign-checkout-1")
+	id, address := chk["id"].(string), chk["crypto"].(map[string]any)["address"].(string)
+	get := func(u string) (int, string) {
+		t.Helper()
+		res, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	for _, page := range []string{link["url"].(string), pay["url"].(string)} {
+		if status, body := get(page + "?checkout=" + id); status != 200 || strings.Contains(body, address) {
+			t.Fatalf("%s?checkout= of another business: %d, shows the address: %t", page, status, strings.Contains(body, address))
+		}
+		if status, body := get(page + "/status?checkout=" + id); status != 404 || strings.Contains(body, address) {
+			t.Fatalf("%s/status?checkout= of another business: %d %s", page, status, body)
+		}
+	}
+	if status, body := get(theirs["url"].(string) + "/status?checkout=" + id); status != 200 || !strings.Contains(body, address) {
+		t.Fatalf("the checkout's own page: %d %s", status, body)
+	}
+	// The API answers the same: scoped to another page, not found.
+	for _, q := range []string{"link_code=" + link["code"].(string), "payment_code=" + pay["code"].(string), "link_code=nosuchcode"} {
+		if status, body := s.call("GET", "/checkouts/"+id+"?"+q, "", nil); status != 404 || !strings.Contains(string(body), `"not_found"`) {
+			t.Fatalf("GET /checkouts/{id}?%s: %d %s", q, status, body)
+		}
+	}
+	if got := s.must("GET", "/checkouts/"+id+"?link_code="+theirs["code"].(string), "", nil); got["id"] != id {
+		t.Fatalf("scoped to its own link: %v", got)
+	}
+}
+
 // checkSecurityHeaders checks the headers every page carries: a strict
 // policy without inline code, no framing, no sniffing, no referrer.
 func checkSecurityHeaders(t *testing.T, h http.Header) {

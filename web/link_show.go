@@ -13,9 +13,7 @@ func (h *Handler) showLink(w http.ResponseWriter, r *http.Request) {
 	h.show(w, r, t)
 }
 
-// loadLink reads the link's public view. A link's checkouts carry the
-// link's id, which the public view does not show, so any link checkout is
-// taken: its id is a secret only its customer holds.
+// loadLink reads the link's public view.
 func (h *Handler) loadLink(r *http.Request) (*target, error) {
 	code := r.PathValue("code")
 	l, err := h.api.publicLink(r, code)
@@ -24,8 +22,7 @@ func (h *Handler) loadLink(r *http.Request) (*target, error) {
 	}
 	m := language(r)
 	t := &target{page: basePage(m, "/l/"+l.Code, l.Name, l.Description, l.Amount, l.Currency, l.offer),
-		view: "link.html", linkCode: l.Code}
-	t.owns = func(c *checkout) bool { return c.LinkID != nil }
+		view: "link.html", linkCode: l.Code, of: pageOf{link: true, code: l.Code}}
 	if !t.Accepting {
 		t.Notice = m.T("choose.none")
 	}

@@ -16,8 +16,8 @@ type target struct {
 	linkCode string // set on a link's page
 	// currentCheckout is the checkout the page shows without ?checkout=.
 	currentCheckout string
-	// owns reports whether a checkout belongs to this page.
-	owns func(*checkout) bool
+	// of names the page to the API, which answers only its checkouts.
+	of pageOf
 }
 
 // basePage fills what the link and payment pages share from the offer.
@@ -35,20 +35,20 @@ func basePage(m messages, path, item, detail string, amount int64, currency stri
 }
 
 // show renders a page with the checkout named in the URL, or the page's
-// current one. A replaced checkout sends the customer on to its
-// replacement.
+// current one; a checkout of another link or payment is not shown. A
+// replaced checkout sends the customer on to its replacement.
 func (h *Handler) show(w http.ResponseWriter, r *http.Request, t *target) {
 	id := r.URL.Query().Get("checkout")
 	if id == "" {
 		id = t.currentCheckout
 	}
 	if id != "" {
-		c, err := h.api.checkout(r, id)
+		c, err := h.api.checkout(r, id, t.of)
 		switch {
-		case err == nil && t.owns(c) && c.ReplacedBy != nil:
+		case err == nil && c.ReplacedBy != nil:
 			http.Redirect(w, r, t.Path+"?checkout="+url.QueryEscape(*c.ReplacedBy), http.StatusSeeOther)
 			return
-		case err == nil && t.owns(c):
+		case err == nil:
 			h.attach(&t.page, c, t.linkCode != "")
 		case err != nil && !isNotFound(err):
 			h.fail(w, r, err)

@@ -22,12 +22,11 @@ func (h *Handler) loadPayment(r *http.Request) (*target, error) {
 	}
 	m := language(r)
 	t := &target{page: basePage(m, "/p/"+p.Code, p.Description, "", p.Amount, p.Currency, p.offer),
-		view: "payment.html"}
+		view: "payment.html", of: pageOf{code: p.Code}}
 	t.PaymentID = p.ID
 	if p.CheckoutID != nil {
 		t.currentCheckout = *p.CheckoutID
 	}
-	t.owns = func(c *checkout) bool { return c.PaymentID != nil && *c.PaymentID == p.ID }
 	switch p.Status {
 	case "pending":
 		if !t.Accepting {
