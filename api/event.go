@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"payd"
+	"payd/clock"
 )
 
 // The server is the payd.EventRecorder of every change: it owns the wire
@@ -104,4 +106,21 @@ func actorOf(ctx context.Context, email string) payd.Actor {
 		return payd.Actor{Kind: payd.ActorAPIKey, ID: c.key.ID, Name: c.key.Name}
 	}
 	return payd.Actor{Kind: payd.ActorCustomer, Name: email}
+}
+
+// Announcer records the events of changes made outside any request, by the
+// operator's commands (payd link disable), with their subjects rendered as
+// the API shows them.
+type Announcer struct{ s *Server }
+
+// NewAnnouncer returns an Announcer rendering urls under publicURL, the
+// public URL the servers use, and stamping events with clk.
+func NewAnnouncer(publicURL string, clk clock.Clock) *Announcer {
+	return &Announcer{s: &Server{clock: clk, opts: Options{PublicURL: strings.TrimRight(publicURL, "/")}}}
+}
+
+// LinkDisabled records link.disabled of l, by the system, in q's
+// transaction.
+func (a *Announcer) LinkDisabled(ctx context.Context, q payd.Queries, l *payd.Link) error {
+	return a.s.linkChanged(ctx, q, payd.EventLinkDisabled, l, payd.SystemActor)
 }

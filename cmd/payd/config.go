@@ -45,9 +45,12 @@ func (c *Config) newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// defaultAddr is where payd serve listens unless told otherwise.
+const defaultAddr = "127.0.0.1:8080"
+
 // addServeFlags defines the flags only `serve` uses.
 func (c *Config) addServeFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&c.Addr, "addr", defaultAddr, "address to listen on")
 	fs.BoolVar(&c.Dev, "dev", false, "development mode: devnet, static rates, test clock")
 	fs.StringVar(&c.PublicURL, "public-url", "", "public base URL of this server (default http://ADDR)")
 	fs.StringVar(&c.WalletURL, "wallet-url", "", "wallet base URL (default PUBLIC_URL/wallet/v1)")

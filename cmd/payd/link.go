@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"payd"
+	"payd/api"
 	"payd/clock"
 )
 
@@ -15,15 +17,19 @@ const maxDisableReason = 500
 
 // runLink is the operator's control over payment links: payd link disable
 // switches a link off for good (spec 7.5 link_disabled), on the database
-// the servers share, so every replica refuses it at once.
+// the servers share, so every replica refuses it at once. The business is
+// told by a link.disabled event in the same transaction, the first time
+// only; its link carries the configured public URL (--public-url), as the
+// servers render it.
 func runLink(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "disable" {
-		return usagef("usage: payd link disable --link LNK_ID [--reason TEXT] [--json]")
+		return usagef("usage: payd link disable --link LNK_ID [--reason TEXT] [--public-url URL] [--json]")
 	}
 	var cfg Config
 	fs := cfg.newFlagSet("link disable", stderr)
 	id := fs.String("link", "", "link id (lnk_...)")
 	reason := fs.String("reason", "", "why, kept for other operators; never shown to the business or its customers")
+	fs.StringVar(&cfg.PublicURL, "public-url", "", "public base URL of the servers, for the link's url in the link.disabled event (default http://"+defaultAddr+")")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args[1:], getenv); err != nil {
 		return err
@@ -34,12 +40,28 @@ func runLink(ctx context.Context, args []string, getenv func(string) string, std
 	if err := payd.CheckText("reason", *reason, maxDisableReason, false); err != nil {
 		return usagef("--reason: %s", err.(*payd.Error).Message)
 	}
+	public, _, err := cfg.urls(defaultAddr)
+	if err != nil {
+		return err
+	}
 	db, err := openStore(ctx, &cfg, stderr)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	l, err := db.DisableLink(ctx, *id, *reason, clock.Real{}.Now())
+	clk := clock.Real{}
+	announce := api.NewAnnouncer(public, clk)
+	now := clk.Now().Truncate(time.Microsecond) // as stored
+	var l *payd.Link
+	err = db.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		if l, err = q.DisableLink(ctx, *id, *reason, now); err != nil {
+			return err
+		}
+		if !l.DisabledAt.Equal(now) {
+			return nil // disabled before: only the reason changed, and it is the operator's
+		}
+		return announce.LinkDisabled(ctx, q, l)
+	})
 	if err != nil {
 		return fmt.Errorf("--link %q: %w", *id, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"payd"
 	"payd/clock"
+	"payd/store"
 	"payd/store/storetest"
 )
 
@@ -31,7 +32,8 @@ func TestLinkDisable(t *testing.T) {
 			Status     string `json:"status"`
 			DisabledAt string `json:"disabled_at"`
 		}
-		raw := cli(t, dsn, "link", "disable", "--link", l.ID, "--reason", "reported as phishing", "--json")
+		raw := cli(t, dsn, "link", "disable", "--link", l.ID, "--reason", "reported as phishing", "--json",
+			"--public-url", "https://pay.example/")
 		if err := json.Unmarshal(raw, &out); err != nil {
 			t.Fatalf("%v: %s", err, raw)
 		}
@@ -45,15 +47,40 @@ func TestLinkDisable(t *testing.T) {
 		if got.Status != payd.LinkDisabled || got.DisabledReason != "reported as phishing" || got.DisabledAt == nil {
 			t.Fatalf("stored link %+v", got)
 		}
+		wantDisabledEvent(t, db, l)
 		if text := string(cli(t, dsn, "link", "disable", "--link", l.ID)); !strings.Contains(text, "disabled link "+l.ID) {
 			t.Fatalf("second disable printed %q", text)
 		}
+		wantDisabledEvent(t, db, l) // told once
 		err = run(ctx, []string{"link", "disable", "--link", payd.NewID(payd.PrefixLink), "--database", dsn},
 			func(string) string { return "" }, &bytes.Buffer{}, &bytes.Buffer{})
 		if payd.ErrorCode(err) != payd.ErrNotFound {
 			t.Fatalf("unknown link: %v", err)
 		}
 	})
+}
+
+// wantDisabledEvent checks that the business was told, once, by a
+// link.disabled event carrying the link as the API shows it.
+func wantDisabledEvent(t *testing.T, db *store.DB, l *payd.Link) {
+	t.Helper()
+	events, err := db.EventsOf(context.Background(), l.BusinessID, l.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || events[0].Type != payd.EventLinkDisabled || events[0].Actor.Kind != payd.ActorSystem {
+		t.Fatalf("events of the link: %+v", events)
+	}
+	var data struct {
+		ID, Kind, URL, Status string
+		DisabledAt            *string `json:"disabled_at"`
+	}
+	if err := json.Unmarshal(events[0].Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	if data.ID != l.ID || data.Kind != "link" || data.URL != "https://pay.example/l/"+l.Code || data.Status != "disabled" || data.DisabledAt == nil {
+		t.Fatalf("link.disabled data: %s", events[0].Data)
+	}
 }
 
 // TestLinkDisableUsage covers the mistakes caught before opening a database.
