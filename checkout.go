@@ -175,9 +175,11 @@ type CheckoutStore interface {
 	// (another writer came first), not_found for an unknown id.
 	UpdateCheckout(ctx context.Context, c *Checkout) error
 	// WatchedCheckouts returns up to limit crypto checkouts on network n
-	// whose WatchUntil is after now, in id order, starting after the
-	// checkout id after ("" for the start).
-	WatchedCheckouts(ctx context.Context, n money.Network, now time.Time, after string, limit int) ([]*Checkout, error)
+	// whose WatchUntil is after now, in (WatchUntil, ID) order, starting
+	// after the cursor after: the zero cursor for every watched checkout,
+	// WatchCursor{Until: LiveWatchUntil} for those still taking funds only,
+	// and the last one's WatchCursorOf for the next page.
+	WatchedCheckouts(ctx context.Context, n money.Network, now time.Time, after WatchCursor, limit int) ([]*Checkout, error)
 	// DueCheckouts returns up to limit checkouts still open, processing or
 	// underpaid whose quote ended at or before now, so the expiry loop can
 	// end them.
@@ -186,6 +188,16 @@ type CheckoutStore interface {
 	// at or before now.
 	DuePayments(ctx context.Context, now time.Time, limit int) ([]*Payment, error)
 }
+
+// WatchCursor is a place in the order watched checkouts are read in:
+// (WatchUntil, ID). The live ones, all at LiveWatchUntil, come last.
+type WatchCursor struct {
+	Until time.Time
+	ID    string
+}
+
+// WatchCursorOf is the cursor just at c: the next page starts after it.
+func WatchCursorOf(c *Checkout) WatchCursor { return WatchCursor{Until: c.WatchUntil, ID: c.ID} }
 
 // LeaseStore hands out named leases, so that of several replicas one at a
 // time does a job that needs only one doer, such as watching a network.

@@ -51,7 +51,7 @@ func OpenCryptoCheckout(p *Payment, in OpenParams, now time.Time) (*Checkout, er
 		ExpiresAt: now.Add(time.Duration(in.QuoteMinutes) * time.Minute), FeeRateBps: CryptoFeeBps,
 		Reporting: Reporting{AmountUSD: split.AmountUSD, CustomerFeeUSD: split.CustomerFeeUSD,
 			NetUSD: split.AmountUSD + split.CustomerFeeUSD - split.FeeUSD},
-		WatchUntil: farFuture, CreatedAt: now, UpdatedAt: now,
+		WatchUntil: LiveWatchUntil, CreatedAt: now, UpdatedAt: now,
 	}
 	if fee, err := money.FromUSDCents(in.NetworkFeeUSD, in.Rates.Fiat[p.Currency]); err == nil && in.NetworkFeeUSD > 0 {
 		c.Breakdown.NetworkFee = &fee
@@ -63,8 +63,9 @@ func OpenCryptoCheckout(p *Payment, in OpenParams, now time.Time) (*Checkout, er
 	return c, nil
 }
 
-// farFuture is the WatchUntil of a checkout that is still taking funds.
-var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+// LiveWatchUntil is the WatchUntil of a checkout that is still taking
+// funds; one that ended is watched for LateWindow more.
+var LiveWatchUntil = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // quote prices due minor units of p's currency in the coin at the rates.
 func quote(due int64, p *Payment, in OpenParams) (*CryptoQuote, money.FeeSplit, error) {

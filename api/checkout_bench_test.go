@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"payd"
 	"payd/clock"
 	"payd/hd"
 	"payd/money"
@@ -366,12 +367,12 @@ func timeWatcherRun(t *testing.T, db *store.DB, w *watch.Watcher) {
 // countWatched reads every watched polygon checkout in the watcher's pages.
 func countWatched(ctx context.Context, db *store.DB) (int, error) {
 	n, now := 0, clock.Real{}.Now()
-	for after := ""; ; {
+	for after := (payd.WatchCursor{}); ; {
 		page, err := db.WatchedCheckouts(ctx, money.Polygon, now, after, 500)
 		if err != nil || len(page) == 0 {
 			return n, err
 		}
-		n, after = n+len(page), page[len(page)-1].ID
+		n, after = n+len(page), payd.WatchCursorOf(page[len(page)-1])
 	}
 }
 

@@ -70,15 +70,24 @@ func (q *queries) staleCheckout(ctx context.Context, c *payd.Checkout) error {
 }
 
 // WatchedCheckouts returns a page of the checkouts on network n watched
-// at now, in id order after the id after; see payd.CheckoutStore. The
-// inner query picks the page's ids from checkouts_watched alone; only
-// those rows are then read.
-func (q *queries) WatchedCheckouts(ctx context.Context, n money.Network, now time.Time, after string, limit int) (_ []*payd.Checkout, err error) {
-	defer fail(&err, "checkout", "store.WatchedCheckouts(%s, %q)", n, after)
+// at now, in (watch_until, id) order after the cursor after; see
+// payd.CheckoutStore. The inner query picks the page's ids from
+// checkouts_watched alone, seeking to the cursor with one row-value
+// comparison that both databases answer from the index, so every page
+// costs its own rows and no more (a page in id order had to walk and sort
+// every watched entry of the network). "Watched at now" joins that bound:
+// watch_until > now is (watch_until, id) > (now + 1 µs, the empty id), ids
+// being never empty. Only the page's rows are then read.
+func (q *queries) WatchedCheckouts(ctx context.Context, n money.Network, now time.Time, after payd.WatchCursor, limit int) (_ []*payd.Checkout, err error) {
+	defer fail(&err, "checkout", "store.WatchedCheckouts(%s, %v)", n, after)
+	until, id := micros(after.Until), after.ID
+	if from := micros(now) + 1; until < from {
+		until, id = from, ""
+	}
 	return q.checkouts(ctx, `SELECT `+checkoutColumns+` FROM checkouts WHERE id IN (
-			SELECT w.id FROM checkouts w WHERE w.network = $1 AND w.watch_until > $2 AND w.id > $3
-			ORDER BY w.id LIMIT $4)
-		ORDER BY id`, string(n), micros(now), after, limit)
+			SELECT w.id FROM checkouts w WHERE w.network = $1 AND (w.watch_until, w.id) > ($2, $3)
+			ORDER BY w.watch_until, w.id LIMIT $4)
+		ORDER BY watch_until, id`, string(n), until, id, limit)
 }
 
 // DueCheckouts returns up to limit live checkouts whose quote ended at or
@@ -193,7 +202,7 @@ func (db *DB) UpdateCheckout(ctx context.Context, c *payd.Checkout) error {
 }
 
 // WatchedCheckouts returns a page of the checkouts watched on network n.
-func (db *DB) WatchedCheckouts(ctx context.Context, n money.Network, now time.Time, after string, limit int) ([]*payd.Checkout, error) {
+func (db *DB) WatchedCheckouts(ctx context.Context, n money.Network, now time.Time, after payd.WatchCursor, limit int) ([]*payd.Checkout, error) {
 	return db.reader(ctx).WatchedCheckouts(ctx, n, now, after, limit)
 }
 

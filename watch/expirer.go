@@ -29,7 +29,8 @@ func NewExpirer(st payd.Store, clk clock.Clock, log *slog.Logger, o Options) *Ex
 
 // Start runs the expirer in the background until Stop or ctx ends.
 func (e *Expirer) Start(ctx context.Context) {
-	e.loop.start(ctx, e.clock, e.opts.Interval, nil, e.log.With(slog.String("loop", "expirer")), e.RunOnce)
+	e.loop.start(ctx, e.clock, e.opts.Interval, nil, e.log.With(slog.String("loop", "expirer")),
+		func(ctx context.Context, _ bool) error { return e.RunOnce(ctx) })
 }
 
 // Stop stops the expirer and waits for a run in progress to end.

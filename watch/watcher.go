@@ -25,6 +25,10 @@ type Options struct {
 	Lease time.Duration
 	// Page is how many checkouts one read of the store returns.
 	Page int
+	// LateEvery is how often the watcher's timed runs also read the
+	// checkouts that ended and are watched only for late funds (the
+	// watcher); every other timed run reads the live ones alone.
+	LateEvery time.Duration
 	// Events records the events of the changes the loop makes, in their
 	// transactions. Only tests of the loops alone leave it nil.
 	Events payd.EventRecorder
@@ -39,6 +43,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Page <= 0 {
 		o.Page = 500
+	}
+	if o.LateEvery <= 0 {
+		o.LateEvery = time.Minute
 	}
 	return o
 }
@@ -61,6 +68,9 @@ type Watcher struct {
 	opts   Options
 	holder string
 	loop   loop
+	// lateDue is when a timed run next reads the ended checkouts too; only
+	// the loop's goroutine uses it.
+	lateDue time.Time
 }
 
 // NewWatcher returns the watcher of net.
@@ -69,13 +79,29 @@ func NewWatcher(st payd.Store, net payd.Network, clk clock.Clock, log *slog.Logg
 		holder: payd.NewID("wch_")}
 }
 
-// Start runs the watcher in the background until Stop or ctx ends.
+// Start runs the watcher in the background until Stop or ctx ends: every
+// Interval it reads the live checkouts (those still taking funds), and
+// every LateEvery, or when the network says it changed, every watched one,
+// the ended ones watched for late funds included. Those are most of the
+// watched checkouts (a week of them, against a quote's minutes) and
+// almost never paid, so a run costs what the live ones cost.
 func (w *Watcher) Start(ctx context.Context) {
 	var wake func() <-chan struct{}
 	if c, ok := w.net.(changer); ok {
 		wake = c.Changed
 	}
-	w.loop.start(ctx, w.clock, w.opts.Interval, wake, w.log.With(slog.String("network", string(w.net.Name()))), w.RunOnce)
+	w.loop.start(ctx, w.clock, w.opts.Interval, wake, w.log.With(slog.String("network", string(w.net.Name()))), w.tick)
+}
+
+// tick is one run of the loop: all watched checkouts when the network
+// woke it or the late ones are due, the live ones otherwise.
+func (w *Watcher) tick(ctx context.Context, woken bool) error {
+	now := w.clock.Now()
+	if woken || !now.Before(w.lateDue) {
+		w.lateDue = now.Add(w.opts.LateEvery)
+		return w.run(ctx, payd.WatchCursor{})
+	}
+	return w.run(ctx, payd.WatchCursor{Until: payd.LiveWatchUntil})
 }
 
 // Stop stops the watcher and waits for a run in progress to end.
@@ -83,14 +109,18 @@ func (w *Watcher) Stop() { w.loop.stop() }
 
 // RunOnce reads every watched deposit of the network once and applies
 // what changed. It does nothing while another replica holds the lease.
-func (w *Watcher) RunOnce(ctx context.Context) error {
+func (w *Watcher) RunOnce(ctx context.Context) error { return w.run(ctx, payd.WatchCursor{}) }
+
+// run reads the watched deposits from the cursor from on (the zero cursor
+// for all of them) and applies what changed.
+func (w *Watcher) run(ctx context.Context, from payd.WatchCursor) error {
 	now := w.clock.Now()
 	held, err := w.store.AcquireLease(ctx, "watch:"+string(w.net.Name()), w.holder, now, now.Add(w.opts.Lease))
 	if err != nil || !held {
 		return err
 	}
 	var errs []error
-	for after := ""; ; {
+	for after := from; ; {
 		page, err := w.store.WatchedCheckouts(ctx, w.net.Name(), now, after, w.opts.Page)
 		if err != nil {
 			return err
@@ -101,7 +131,7 @@ func (w *Watcher) RunOnce(ctx context.Context) error {
 		if err := w.watchPage(ctx, page, now); err != nil {
 			errs = append(errs, err)
 		}
-		after = page[len(page)-1].ID
+		after = payd.WatchCursorOf(page[len(page)-1])
 	}
 }
 
@@ -216,8 +246,9 @@ func storePayment(ctx context.Context, q payd.Queries, rec payd.EventRecorder, o
 	return rec.PaymentChanged(ctx, q, old, p, payd.SystemActor)
 }
 
-// loop runs a job every interval on the clock, or when wake fires, until
-// stopped. A failing run is logged and the next one tries again.
+// loop runs a job every interval on the clock, or when wake fires (then
+// woken is true), until stopped. A failing run is logged and the next one
+// tries again. The first run counts as woken.
 type loop struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc
@@ -225,7 +256,7 @@ type loop struct {
 }
 
 func (l *loop) start(ctx context.Context, clk clock.Clock, every time.Duration, wake func() <-chan struct{},
-	log *slog.Logger, run func(context.Context) error) {
+	log *slog.Logger, run func(ctx context.Context, woken bool) error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ctx, l.cancel = context.WithCancel(ctx)
@@ -234,19 +265,21 @@ func (l *loop) start(ctx context.Context, clk clock.Clock, every time.Duration, 
 		defer close(l.done)
 		t := clk.NewTicker(every)
 		defer t.Stop()
-		for {
+		for woken := true; ; {
 			var woke <-chan struct{}
 			if wake != nil {
 				woke = wake()
 			}
-			if err := run(ctx); err != nil && ctx.Err() == nil {
+			if err := run(ctx, woken); err != nil && ctx.Err() == nil {
 				log.Error("background run failed", slog.Any("error", err))
 			}
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C():
+				woken = false
 			case <-woke:
+				woken = true
 			}
 		}
 	}()

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -128,6 +129,53 @@ func TestWatcherSkipsQuietCheckouts(t *testing.T) {
 		must(t, err)
 		if c.Version != again.Version || len(again.Transfers) != 1 {
 			t.Fatalf("version %d → %d, %d transfers", c.Version, again.Version, len(again.Transfers))
+		}
+	})
+}
+
+// askedNet is a network on which nothing was sent; it keeps the deposits
+// each read asked about.
+type askedNet struct {
+	fakeNet
+	asked [][]string
+}
+
+func (a *askedNet) Transfers(_ context.Context, ds []payd.Deposit) ([]payd.Transfer, error) {
+	var addrs []string
+	for _, d := range ds {
+		addrs = append(addrs, d.Address)
+	}
+	a.asked = append(a.asked, addrs)
+	return nil, nil
+}
+
+// TestWatcherTiers checks the loop's two cadences: a timed run reads the
+// live checkouts alone, and every LateEvery, or when the network woke it,
+// the ended ones watched for late funds too.
+func TestWatcherTiers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+		openCheckout(t, db, clk.Now(), "0xlive")
+		ended := openCheckout(t, db, clk.Now(), "0xended")
+		c, err := db.CheckoutByID(ctx, ended.CheckoutID)
+		must(t, err)
+		c.Status, c.WatchUntil = payd.CheckoutExpired, clk.Now().Add(payd.LateWindow)
+		must(t, db.UpdateCheckout(ctx, c))
+		net := &askedNet{}
+		w := NewWatcher(db, net, clk, storetest.Logger(t), Options{LateEvery: time.Minute})
+		every, live := "[0xended 0xlive]", "[0xlive]"
+		for i, step := range []struct {
+			woken   bool
+			advance time.Duration
+			want    string
+		}{{true, 0, every}, {false, time.Second, live}, {false, 58 * time.Second, live},
+			{true, 0, every}, {false, 59 * time.Second, live}, {false, time.Second, every}} {
+			clk.Advance(step.advance)
+			must(t, w.tick(ctx, step.woken))
+			if got := fmt.Sprint(net.asked[len(net.asked)-1]); got != step.want {
+				t.Fatalf("run %d (woken %t): asked about %s, want %s", i, step.woken, got, step.want)
+			}
 		}
 	})
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // watchForever is the WatchUntil of a checkout still taking funds.
-var watchForever = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+var watchForever = payd.LiveWatchUntil
 
 // solanaAddress is the one Solana address of the suite's wallet; its
 // checkouts are told apart by reference.

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,7 +31,8 @@ func wantCheckouts(t *testing.T, what string, got []*payd.Checkout, want ...*pay
 	}
 }
 
-// testWatchedCheckouts pages through a network's watched checkouts.
+// testWatchedCheckouts pages through a network's watched checkouts, in
+// (WatchUntil, ID) order, all of them or only the live ones.
 func testWatchedCheckouts(t *testing.T, b *bundle) {
 	ctx, st := b.setup(t)
 	p := mustCheckoutPayment(t, ctx, st, mustBusiness(t, ctx, st))
@@ -47,28 +49,33 @@ func testWatchedCheckouts(t *testing.T, b *bundle) {
 	mustCheckout(t, ctx, st, p, money.Ethereum, watch(t0.Add(-time.Hour)))
 	mustCheckout(t, ctx, st, p, money.Polygon, nil)
 	mustCheckout(t, ctx, st, p, money.Ethereum, func(c *payd.Checkout) { c.Rail, c.Crypto = payd.RailCard, nil })
-	slices.SortFunc(watched, func(a, b *payd.Checkout) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(watched, func(a, b *payd.Checkout) int {
+		return cmp.Or(a.WatchUntil.Compare(b.WatchUntil), strings.Compare(a.ID, b.ID))
+	})
 
-	all, err := st.WatchedCheckouts(ctx, money.Ethereum, t0, "", 100)
+	all, err := st.WatchedCheckouts(ctx, money.Ethereum, t0, payd.WatchCursor{}, 100)
 	must(t, err)
 	wantCheckouts(t, "watched ethereum checkouts", all, watched...)
 	sameCheckout(t, all[0], watched[0])
 	var paged []*payd.Checkout
-	for after := ""; ; {
+	for after := (payd.WatchCursor{}); ; {
 		page, err := st.WatchedCheckouts(ctx, money.Ethereum, t0, after, 3)
 		must(t, err)
 		paged = append(paged, page...)
 		if len(page) < 3 {
 			break
 		}
-		after = page[len(page)-1].ID
+		after = payd.WatchCursorOf(page[len(page)-1])
 	}
 	wantCheckouts(t, "watched ethereum checkouts page by page", paged, watched...)
-	later, err := st.WatchedCheckouts(ctx, money.Ethereum, t0.Add(time.Hour), watched[0].ID, 100)
+	live, err := st.WatchedCheckouts(ctx, money.Ethereum, t0, payd.WatchCursor{Until: payd.LiveWatchUntil}, 100)
+	must(t, err)
+	wantCheckouts(t, "live ethereum checkouts", live, watched[2:]...)
+	later, err := st.WatchedCheckouts(ctx, money.Ethereum, t0.Add(time.Hour), payd.WatchCursorOf(watched[0]), 100)
 	must(t, err)
 	wantCheckouts(t, "watched an hour later, after the first", later, slices.DeleteFunc(slices.Clone(watched[1:]),
 		func(c *payd.Checkout) bool { return c.WatchUntil.Before(t0.Add(time.Hour)) })...)
-	none, err := st.WatchedCheckouts(ctx, money.Tron, t0, "", 100)
+	none, err := st.WatchedCheckouts(ctx, money.Tron, t0, payd.WatchCursor{}, 100)
 	if err != nil || len(none) != 0 {
 		t.Fatalf("watched tron checkouts = %v, %v; want none", checkoutIDs(none), err)
 	}
