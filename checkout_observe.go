@@ -105,6 +105,9 @@ func (c *Checkout) see(p *Payment, t Transfer, explorer func(string) string, now
 	data, _ := json.Marshal(map[string]string{"amount": t.Amount.String(), "network": string(c.Crypto.Network),
 		"tx_hash": t.TxHash})
 	p.addEvent(EventDetected, data, now)
+	// Late funds pay nothing while they confirm: no payment.processing;
+	// they are told once confirmed (unpaid).
+	p.Events[len(p.Events)-1].Unannounced = late
 	return Outcome{Changed: true}
 }
 

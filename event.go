@@ -86,8 +86,8 @@ var historyEventTypes = map[string]string{
 // PaymentEventTypes lists the event types of a change from old to p (old
 // nil for a new payment), in the order they happened: one per history
 // entry that announces something, and payment.expired when p expired.
-// Every status change has its event. A transfer detected on a payment that
-// had succeeded, expired or failed is not announced as payment.processing:
+// Every status change has its event. An entry marked Unannounced (a
+// transfer detected after its checkout stopped taking funds) sends none:
 // nothing is being paid, and its arrival is told once it confirms
 // (payment.needs_review, or payment.funds_received).
 func PaymentEventTypes(old, p *Payment) []string {
@@ -95,10 +95,9 @@ func PaymentEventTypes(old, p *Payment) []string {
 	if old != nil {
 		from = len(old.Events)
 	}
-	ended := old != nil && (old.Status == PaymentSucceeded || old.Status == PaymentExpired || old.Status == PaymentFailed)
 	var out []string
 	for _, e := range p.Events[min(from, len(p.Events)):] {
-		if e.Type == EventDetected && ended {
+		if e.Unannounced {
 			continue
 		}
 		if t, ok := historyEventTypes[e.Type]; ok {

@@ -55,6 +55,27 @@ func TestPaymentEventTypes(t *testing.T) {
 	old = *p
 	lc.Observe(link, []Transfer{xfer("0xl", "100.00", 2)}, explorer, lc.ExpiresAt.Add(time.Minute))
 	want(&old, EventPaymentNeedsReview)
+	// More late funds for the payment in review: told once confirmed, as
+	// received.
+	old = *p
+	lc.Observe(link, []Transfer{xfer("0xl", "100.00", 2), xfer("0xm", "1.00", 0)}, explorer, lc.ExpiresAt.Add(time.Minute))
+	want(&old)
+	old = *p
+	lc.Observe(link, []Transfer{xfer("0xl", "100.00", 2), xfer("0xm", "1.00", 2)}, explorer, lc.ExpiresAt.Add(time.Minute))
+	want(&old, EventPaymentFundsReceived)
+
+	// An underpaid payment whose quote ended: late funds are no
+	// payment.processing either.
+	under := mustPayment(t)
+	uc := openFor(t, under, false)
+	uc.Observe(under, []Transfer{xfer("0xu", "60.00", 2)}, explorer, testNow)
+	uc.Observe(under, []Transfer{xfer("0xu", "60.00", 2)}, explorer, uc.ExpiresAt)
+	if under.Status != PaymentUnderpaid || uc.Status != CheckoutExpired {
+		t.Fatalf("underpaid: %s, checkout %s", under.Status, uc.Status)
+	}
+	p, old = under, *under
+	uc.Observe(under, []Transfer{xfer("0xu", "60.00", 2), xfer("0xv", "40.00", 0)}, explorer, uc.ExpiresAt.Add(time.Minute))
+	want(&old)
 }
 
 // TestPaymentEventTypesCoverEveryStatus checks that every status a

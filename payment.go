@@ -134,6 +134,11 @@ type PaymentEvent struct {
 	Type      string
 	Data      []byte
 	CreatedAt time.Time
+	// Unannounced marks an entry that sends no webhook event of its own:
+	// a transfer detected after its checkout stopped taking funds, told
+	// once it confirms. It lives only in memory, in the change that adds
+	// the entry, which is all PaymentEventTypes reads; it is not stored.
+	Unannounced bool
 }
 
 // PaymentStore keeps payments with their events and metadata. Every method

@@ -40,7 +40,7 @@ func TestWatchScale(t *testing.T) {
 		}{{"every watched checkout", payd.WatchCursor{}}, {"the live ones", payd.WatchCursor{Until: payd.LiveWatchUntil}}} {
 			var count int
 			read := median5(t, func() (err error) { count, err = readWatched(ctx, db, now, tc.from); return err })
-			run := median5(t, func() error { return w.run(ctx, tc.from) })
+			run := median5(t, func() error { _, err := w.run(ctx, tc.from); return err })
 			t.Logf("%s, %s (%d): store read %v, watcher run %v", db.Dialect(), tc.name, count, read, run)
 		}
 	})

@@ -94,14 +94,20 @@ func (w *Watcher) Start(ctx context.Context) {
 }
 
 // tick is one run of the loop: all watched checkouts when the network
-// woke it or the late ones are due, the live ones otherwise.
+// woke it or the late ones are due, the live ones otherwise. The late ones
+// are due again LateEvery after a full run this replica made holding the
+// lease, so a replica that takes the lease over starts with a full run.
 func (w *Watcher) tick(ctx context.Context, woken bool) error {
 	now := w.clock.Now()
-	if woken || !now.Before(w.lateDue) {
-		w.lateDue = now.Add(w.opts.LateEvery)
-		return w.run(ctx, payd.WatchCursor{})
+	if !woken && now.Before(w.lateDue) {
+		_, err := w.run(ctx, payd.WatchCursor{Until: payd.LiveWatchUntil})
+		return err
 	}
-	return w.run(ctx, payd.WatchCursor{Until: payd.LiveWatchUntil})
+	held, err := w.run(ctx, payd.WatchCursor{})
+	if held {
+		w.lateDue = now.Add(w.opts.LateEvery)
+	}
+	return err
 }
 
 // Stop stops the watcher and waits for a run in progress to end.
@@ -109,24 +115,28 @@ func (w *Watcher) Stop() { w.loop.stop() }
 
 // RunOnce reads every watched deposit of the network once and applies
 // what changed. It does nothing while another replica holds the lease.
-func (w *Watcher) RunOnce(ctx context.Context) error { return w.run(ctx, payd.WatchCursor{}) }
+func (w *Watcher) RunOnce(ctx context.Context) error {
+	_, err := w.run(ctx, payd.WatchCursor{})
+	return err
+}
 
 // run reads the watched deposits from the cursor from on (the zero cursor
-// for all of them) and applies what changed.
-func (w *Watcher) run(ctx context.Context, from payd.WatchCursor) error {
+// for all of them) and applies what changed. held reports whether this
+// replica held the lease and so made the run.
+func (w *Watcher) run(ctx context.Context, from payd.WatchCursor) (held bool, err error) {
 	now := w.clock.Now()
-	held, err := w.store.AcquireLease(ctx, "watch:"+string(w.net.Name()), w.holder, now, now.Add(w.opts.Lease))
+	held, err = w.store.AcquireLease(ctx, "watch:"+string(w.net.Name()), w.holder, now, now.Add(w.opts.Lease))
 	if err != nil || !held {
-		return err
+		return false, err
 	}
 	var errs []error
 	for after := from; ; {
 		page, err := w.store.WatchedCheckouts(ctx, w.net.Name(), now, after, w.opts.Page)
 		if err != nil {
-			return err
+			return true, err
 		}
 		if len(page) == 0 {
-			return errors.Join(errs...)
+			return true, errors.Join(errs...)
 		}
 		if err := w.watchPage(ctx, page, now); err != nil {
 			errs = append(errs, err)

@@ -177,5 +177,20 @@ func TestWatcherTiers(t *testing.T) {
 				t.Fatalf("run %d (woken %t): asked about %s, want %s", i, step.woken, got, step.want)
 			}
 		}
+		// Another replica runs nothing while the lease is held, and starts
+		// with a full run when it takes the lease over.
+		other := &askedNet{}
+		w2 := NewWatcher(db, other, clk, storetest.Logger(t), Options{LateEvery: time.Minute})
+		must(t, w2.tick(ctx, false))
+		clk.Advance(time.Second)
+		must(t, w2.tick(ctx, false))
+		if len(other.asked) != 0 {
+			t.Fatalf("a replica without the lease asked about %v", other.asked)
+		}
+		clk.Advance(w.opts.Lease)
+		must(t, w2.tick(ctx, false))
+		if got := fmt.Sprint(other.asked); got != "["+every+"]" {
+			t.Fatalf("after taking the lease over: asked about %s, want [%s]", got, every)
+		}
 	})
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 )
@@ -14,7 +15,8 @@ func (h *Handler) checkoutStatus(w http.ResponseWriter, r *http.Request) {
 	c, err := h.api.checkout(r, r.URL.Query().Get("checkout"), of)
 	if err != nil {
 		status := http.StatusInternalServerError
-		if isNotFound(err) {
+		var ae *apiError
+		if isNotFound(err) || errors.As(err, &ae) && ae.Status == http.StatusBadRequest { // a code no page has
 			status = http.StatusNotFound
 		}
 		http.Error(w, http.StatusText(status), status)

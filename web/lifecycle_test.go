@@ -189,6 +189,9 @@ func TestForeignCheckout(t *testing.T) {
 	if status, body := get(theirs["url"].(string) + "/status?checkout=" + id); status != 200 || !strings.Contains(body, address) {
 		t.Fatalf("the checkout's own page: %d %s", status, body)
 	}
+	if status, _ := get(s.origin + "/l/" + strings.Repeat("x", 300) + "/status?checkout=" + id); status != 404 {
+		t.Fatalf("the live part of a page no link can have: %d", status)
+	}
 	// The API answers the same: scoped to another page, not found.
 	for _, q := range []string{"link_code=" + link["code"].(string), "payment_code=" + pay["code"].(string), "link_code=nosuchcode"} {
 		if status, body := s.call("GET", "/checkouts/"+id+"?"+q, "", nil); status != 404 || !strings.Contains(string(body), `"not_found"`) {

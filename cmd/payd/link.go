@@ -19,17 +19,18 @@ const maxDisableReason = 500
 // switches a link off for good (spec 7.5 link_disabled), on the database
 // the servers share, so every replica refuses it at once. The business is
 // told by a link.disabled event in the same transaction, the first time
-// only; its link carries the configured public URL (--public-url), as the
-// servers render it.
+// only; its link's url is built as payd serve builds it, from --public-url
+// or --addr (PAYD_PUBLIC_URL, PAYD_ADDR).
 func runLink(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "disable" {
-		return usagef("usage: payd link disable --link LNK_ID [--reason TEXT] [--public-url URL] [--json]")
+		return usagef("usage: payd link disable --link LNK_ID [--reason TEXT] [--public-url URL | --addr ADDR] [--json]")
 	}
 	var cfg Config
 	fs := cfg.newFlagSet("link disable", stderr)
 	id := fs.String("link", "", "link id (lnk_...)")
 	reason := fs.String("reason", "", "why, kept for other operators; never shown to the business or its customers")
-	fs.StringVar(&cfg.PublicURL, "public-url", "", "public base URL of the servers, for the link's url in the link.disabled event (default http://"+defaultAddr+")")
+	fs.StringVar(&cfg.PublicURL, "public-url", "", "public base URL of the servers, for the link's url in the link.disabled event (default http://ADDR)")
+	fs.StringVar(&cfg.Addr, "addr", defaultAddr, "address payd serve listens on, for that url when --public-url is not set")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args[1:], getenv); err != nil {
 		return err
@@ -40,7 +41,7 @@ func runLink(ctx context.Context, args []string, getenv func(string) string, std
 	if err := payd.CheckText("reason", *reason, maxDisableReason, false); err != nil {
 		return usagef("--reason: %s", err.(*payd.Error).Message)
 	}
-	public, _, err := cfg.urls(defaultAddr)
+	public, _, err := cfg.urls(cfg.Addr)
 	if err != nil {
 		return err
 	}
@@ -54,6 +55,7 @@ func runLink(ctx context.Context, args []string, getenv func(string) string, std
 	now := clk.Now().Truncate(time.Microsecond) // as stored
 	var l *payd.Link
 	err = db.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		var err error
 		if l, err = q.DisableLink(ctx, *id, *reason, now); err != nil {
 			return err
 		}

@@ -47,11 +47,19 @@ func TestLinkDisable(t *testing.T) {
 		if got.Status != payd.LinkDisabled || got.DisabledReason != "reported as phishing" || got.DisabledAt == nil {
 			t.Fatalf("stored link %+v", got)
 		}
-		wantDisabledEvent(t, db, l)
+		wantDisabledEvent(t, db, l, "https://pay.example")
 		if text := string(cli(t, dsn, "link", "disable", "--link", l.ID)); !strings.Contains(text, "disabled link "+l.ID) {
 			t.Fatalf("second disable printed %q", text)
 		}
-		wantDisabledEvent(t, db, l) // told once
+		wantDisabledEvent(t, db, l, "https://pay.example") // told once
+		// Without --public-url, the url is built on --addr, as payd serve builds it.
+		other := &payd.Link{ID: payd.NewID(payd.PrefixLink), BusinessID: biz.ID, Code: payd.RandomString(payd.LinkCodeLength),
+			Name: "Phish 2", Amount: 500, Currency: "USD", Status: payd.LinkActive, CreatedAt: biz.CreatedAt, UpdatedAt: biz.CreatedAt}
+		if err := db.CreateLink(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		cli(t, dsn, "link", "disable", "--link", other.ID, "--addr", "10.0.0.5:9000")
+		wantDisabledEvent(t, db, other, "http://10.0.0.5:9000")
 		err = run(ctx, []string{"link", "disable", "--link", payd.NewID(payd.PrefixLink), "--database", dsn},
 			func(string) string { return "" }, &bytes.Buffer{}, &bytes.Buffer{})
 		if payd.ErrorCode(err) != payd.ErrNotFound {
@@ -62,7 +70,7 @@ func TestLinkDisable(t *testing.T) {
 
 // wantDisabledEvent checks that the business was told, once, by a
 // link.disabled event carrying the link as the API shows it.
-func wantDisabledEvent(t *testing.T, db *store.DB, l *payd.Link) {
+func wantDisabledEvent(t *testing.T, db *store.DB, l *payd.Link, public string) {
 	t.Helper()
 	events, err := db.EventsOf(context.Background(), l.BusinessID, l.ID)
 	if err != nil {
@@ -78,7 +86,7 @@ func wantDisabledEvent(t *testing.T, db *store.DB, l *payd.Link) {
 	if err := json.Unmarshal(events[0].Data, &data); err != nil {
 		t.Fatal(err)
 	}
-	if data.ID != l.ID || data.Kind != "link" || data.URL != "https://pay.example/l/"+l.Code || data.Status != "disabled" || data.DisabledAt == nil {
+	if data.ID != l.ID || data.Kind != "link" || data.URL != public+"/l/"+l.Code || data.Status != "disabled" || data.DisabledAt == nil {
 		t.Fatalf("link.disabled data: %s", events[0].Data)
 	}
 }

@@ -47,7 +47,7 @@ Usage:
   payd resume checkouts|card|signups|network:NAME
   payd pause --list
   payd dev seed --payments N [--businesses B] [--seed S] [--now RFC3339] [--json]
-  payd link disable --link LNK_ID [--reason TEXT] [--public-url URL] [--json]
+  payd link disable --link LNK_ID [--reason TEXT] [--public-url URL | --addr ADDR] [--json]
   payd devnet pay --network N --asset A --to ADDRESS --amount X [--reference R] [--from F] [--url URL]
   payd devnet mine --network N [--count 1] [--url URL]
   payd devnet reorg --network N --depth D [--url URL]
