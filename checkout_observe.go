@@ -150,12 +150,14 @@ func (c *Checkout) Confirmations() (current, required int) {
 	return 0, c.Required
 }
 
-// count counts every transfer that reached Required, then settles. Each
-// one that pays nothing (another coin, or sent late) is told to the
-// business once (see unpaid).
+// count counts every transfer that reached Required, settles and judges
+// the payment on what arrived on time, then tells the business of each
+// transfer that pays nothing (another coin, or sent late; see unpaid).
+// Judging first makes the history the same whether such a transfer
+// confirms in the run that pays the payment or in a later one.
 func (c *Checkout) count(p *Payment, explorer func(string) string, now time.Time) Outcome {
 	o := Outcome{Counted: money.CoinAmount{Asset: c.Crypto.Asset, Units: new(big.Int)}}
-	var late []SeenTransfer
+	var extra []SeenTransfer
 	paid := false
 	for i := range c.Transfers {
 		st := &c.Transfers[i]
@@ -163,30 +165,32 @@ func (c *Checkout) count(p *Payment, explorer func(string) string, now time.Time
 			continue
 		}
 		st.Counted, o.Changed = true, true
-		if !c.inCoin(*st) {
+		switch {
+		case !c.inCoin(*st):
 			o.Foreign = append(o.Foreign, st.Amount)
-			c.ReviewReason = ReviewWrongAsset
-			c.unpaid(p, ReviewWrongAsset, *st, now)
+			extra = append(extra, *st)
 			continue
+		case st.Late:
+			extra = append(extra, *st)
 		}
 		o.Counted = o.Counted.Add(st.Amount)
 		paid = true
-		if st.Late {
-			late = append(late, *st)
+	}
+	if paid {
+		if c.current(p) {
+			c.settle(p, explorer, now)
 		}
-	}
-	if !paid {
+		c.judge(p, now)
+	} else {
 		o.Counted = money.CoinAmount{}
-		return o
 	}
-	if c.current(p) {
-		c.settle(p, explorer, now)
-	}
-	for _, st := range late {
+	for _, st := range extra {
 		c.ReviewReason = ReviewLatePayment
-		c.unpaid(p, ReviewLatePayment, st, now)
+		if !c.inCoin(st) {
+			c.ReviewReason = ReviewWrongAsset
+		}
+		c.unpaid(p, c.ReviewReason, st, now)
 	}
-	c.judge(p, now)
 	return o
 }
 

@@ -480,3 +480,31 @@ func (w *world) paidInFull() bool {
 	}
 	return false
 }
+
+// A wrong coin confirming in the run that pays the payment is told after
+// the payment succeeded, as it is when it confirms later: the history does
+// not depend on which run saw what.
+func TestCheckoutExtraFundsSameRun(t *testing.T) {
+	usdt := xfer("0xt", "7.00", 0)
+	usdt.Amount.Asset = money.USDT
+	sameRun := mustPayment(t)
+	c := openFor(t, sameRun, false)
+	c.Observe(sameRun, []Transfer{xfer("0xa", "100.00", 0), usdt}, explorer, testNow)
+	usdt.Confirmations = 2
+	c.Observe(sameRun, []Transfer{xfer("0xa", "100.00", 2), usdt}, explorer, testNow.Add(time.Minute))
+
+	later := mustPayment(t)
+	d := openFor(t, later, false)
+	usdt.Confirmations = 0
+	d.Observe(later, []Transfer{xfer("0xa", "100.00", 0), usdt}, explorer, testNow)
+	d.Observe(later, []Transfer{xfer("0xa", "100.00", 2), usdt}, explorer, testNow.Add(time.Minute))
+	usdt.Confirmations = 2
+	d.Observe(later, []Transfer{xfer("0xa", "100.00", 2), usdt}, explorer, testNow.Add(2*time.Minute))
+
+	for _, p := range []*Payment{sameRun, later} {
+		if p.Status != PaymentSucceeded {
+			t.Fatalf("status %s", p.Status)
+		}
+		wantEvents(t, p, "created", "method_selected", "detected", "confirmation", "confirmation", "succeeded", "funds_received")
+	}
+}
