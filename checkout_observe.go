@@ -185,11 +185,11 @@ func (c *Checkout) count(p *Payment, explorer func(string) string, now time.Time
 		o.Counted = money.CoinAmount{}
 	}
 	for _, st := range extra {
-		c.ReviewReason = ReviewLatePayment
+		reason := ReviewLatePayment
 		if !c.inCoin(st) {
-			c.ReviewReason = ReviewWrongAsset
+			reason = ReviewWrongAsset
 		}
-		c.unpaid(p, c.ReviewReason, st, now)
+		c.unpaid(p, reason, st, now)
 	}
 	return o
 }
@@ -201,8 +201,8 @@ func (c *Checkout) count(p *Payment, explorer func(string) string, now time.Time
 // status and records a funds_received entry, so that no transfer into the
 // wallet goes untold.
 func (c *Checkout) unpaid(p *Payment, reason string, st SeenTransfer, now time.Time) {
-	if p.Status != PaymentSucceeded && p.Status != PaymentNeedsReview {
-		p.review(reason, st.TxHash, now)
+	c.ReviewReason = reason
+	if p.review(reason, st.TxHash, now) {
 		return
 	}
 	data, _ := json.Marshal(map[string]string{"amount": st.Amount.String(), "asset": string(st.Amount.Asset),

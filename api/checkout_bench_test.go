@@ -359,21 +359,12 @@ func timeWatcherRun(t *testing.T, db *store.DB, w *watch.Watcher) {
 	ctx := context.Background()
 	var watched int
 	run := timeMedian(t, 20, func() error { return w.RunOnce(ctx) })
-	read := timeMedian(t, 20, func() (err error) { watched, err = countWatched(ctx, db); return err })
+	read := timeMedian(t, 20, func() (err error) {
+		watched, err = storetest.CountWatched(ctx, db, money.Polygon, clock.Real{}.Now(), payd.WatchCursor{})
+		return err
+	})
 	t.Logf("%s: one watcher run over %d watched checkouts, nothing changed: median %.2f ms (the store's read of them: %.2f ms)",
 		db.Dialect(), watched, msOf(run), msOf(read))
-}
-
-// countWatched reads every watched polygon checkout in the watcher's pages.
-func countWatched(ctx context.Context, db *store.DB) (int, error) {
-	n, now := 0, clock.Real{}.Now()
-	for after := (payd.WatchCursor{}); ; {
-		page, err := db.WatchedCheckouts(ctx, money.Polygon, now, after, 500)
-		if err != nil || len(page) == 0 {
-			return n, err
-		}
-		n, after = n+len(page), payd.WatchCursorOf(page[len(page)-1])
-	}
 }
 
 // timeMedian runs fn n times and returns the median duration.

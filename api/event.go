@@ -114,7 +114,9 @@ func actorOf(ctx context.Context, email string) payd.Actor {
 type Announcer struct{ s *Server }
 
 // NewAnnouncer returns an Announcer rendering urls under publicURL, the
-// public URL the servers use, and stamping events with clk.
+// public URL the servers use, and stamping events with clk. Its Server
+// holds only those two, all that rendering a subject and its events reads;
+// it serves no request.
 func NewAnnouncer(publicURL string, clk clock.Clock) *Announcer {
 	return &Announcer{s: &Server{clock: clk, opts: Options{PublicURL: strings.TrimRight(publicURL, "/")}}}
 }

@@ -48,6 +48,14 @@ var rates = &payd.ExchangeRates{Coins: map[money.Asset]int64{money.USDC: 100},
 // checkout on polygon paying to address.
 func openCheckout(t *testing.T, db *store.DB, now time.Time, address string) *payd.Payment {
 	t.Helper()
+	p, err := storeCheckout(context.Background(), db, newShop(t, db, now), now, address, false)
+	must(t, err)
+	return p
+}
+
+// newShop stores a business with a wallet that receives on polygon.
+func newShop(t *testing.T, db *store.DB, now time.Time) *payd.Wallet {
+	t.Helper()
 	ctx := context.Background()
 	biz, err := payd.NewBusiness("Shop", "shop@example.com", false, now)
 	must(t, err)
@@ -56,15 +64,30 @@ func openCheckout(t *testing.T, db *store.DB, now time.Time, address string) *pa
 		payd.WalletAttached, now)
 	must(t, err)
 	must(t, db.CreateWallet(ctx, w))
-	p, err := payd.NewPayment(biz.ID, payd.PaymentParams{Amount: 2500, Currency: money.USD,
+	return w
+}
+
+// storeCheckout stores a payment of 25.00 USD of w's business and its
+// USDC checkout on polygon paying to address, live or (ended) expired at
+// now and watched for late funds.
+func storeCheckout(ctx context.Context, q payd.Queries, w *payd.Wallet, now time.Time, address string, ended bool) (*payd.Payment, error) {
+	p, err := payd.NewPayment(w.BusinessID, payd.PaymentParams{Amount: 2500, Currency: money.USD,
 		FeePayer: money.FeePayerBusiness}, rates, false, now)
-	must(t, err)
+	if err != nil {
+		return nil, err
+	}
 	c, err := payd.OpenCryptoCheckout(p, payd.OpenParams{Asset: money.USDC, Network: money.Polygon, Rates: rates,
 		QuoteMinutes: 15, Deposit: payd.Deposit{Address: address}, WalletID: w.ID, Required: 2}, now)
-	must(t, err)
-	must(t, db.CreatePayment(ctx, p))
-	must(t, db.CreateCheckout(ctx, c))
-	return p
+	if err != nil {
+		return nil, err
+	}
+	if ended {
+		c.Status, c.WatchUntil = payd.CheckoutExpired, now.Add(payd.LateWindow)
+	}
+	if err := q.CreatePayment(ctx, p); err != nil {
+		return nil, err
+	}
+	return p, q.CreateCheckout(ctx, c)
 }
 
 func must(t *testing.T, err error) {
@@ -156,14 +179,13 @@ func TestWatcherTiers(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
-		openCheckout(t, db, clk.Now(), "0xlive")
-		ended := openCheckout(t, db, clk.Now(), "0xended")
-		c, err := db.CheckoutByID(ctx, ended.CheckoutID)
-		must(t, err)
-		c.Status, c.WatchUntil = payd.CheckoutExpired, clk.Now().Add(payd.LateWindow)
-		must(t, db.UpdateCheckout(ctx, c))
+		w := newShop(t, db, clk.Now())
+		for address, ended := range map[string]bool{"0xlive": false, "0xended": true} {
+			_, err := storeCheckout(ctx, db, w, clk.Now(), address, ended)
+			must(t, err)
+		}
 		net := &askedNet{}
-		w := NewWatcher(db, net, clk, storetest.Logger(t), Options{LateEvery: time.Minute})
+		wa := NewWatcher(db, net, clk, storetest.Logger(t), Options{LateEvery: time.Minute})
 		every, live := "[0xended 0xlive]", "[0xlive]"
 		for i, step := range []struct {
 			woken   bool
@@ -172,7 +194,7 @@ func TestWatcherTiers(t *testing.T) {
 		}{{true, 0, every}, {false, time.Second, live}, {false, 58 * time.Second, live},
 			{true, 0, every}, {false, 59 * time.Second, live}, {false, time.Second, every}} {
 			clk.Advance(step.advance)
-			must(t, w.tick(ctx, step.woken))
+			must(t, wa.tick(ctx, step.woken))
 			if got := fmt.Sprint(net.asked[len(net.asked)-1]); got != step.want {
 				t.Fatalf("run %d (woken %t): asked about %s, want %s", i, step.woken, got, step.want)
 			}
@@ -187,7 +209,7 @@ func TestWatcherTiers(t *testing.T) {
 		if len(other.asked) != 0 {
 			t.Fatalf("a replica without the lease asked about %v", other.asked)
 		}
-		clk.Advance(w.opts.Lease)
+		clk.Advance(wa.opts.Lease)
 		must(t, w2.tick(ctx, false))
 		if got := fmt.Sprint(other.asked); got != "["+every+"]" {
 			t.Fatalf("after taking the lease over: asked about %s, want [%s]", got, every)

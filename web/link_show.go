@@ -22,7 +22,7 @@ func (h *Handler) loadLink(r *http.Request) (*target, error) {
 	}
 	m := language(r)
 	t := &target{page: basePage(m, "/l/"+l.Code, l.Name, l.Description, l.Amount, l.Currency, l.offer),
-		view: "link.html", linkCode: l.Code, of: pageOf{link: true, code: l.Code}}
+		view: "link.html", of: pageOf{link: true, code: l.Code}}
 	if !t.Accepting {
 		t.Notice = m.T("choose.none")
 	}

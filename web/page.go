@@ -12,8 +12,7 @@ import (
 // show and open steps need to know of it.
 type target struct {
 	page
-	view     string // template: link.html or payment.html
-	linkCode string // set on a link's page
+	view string // template: link.html or payment.html
 	// currentCheckout is the checkout the page shows without ?checkout=.
 	currentCheckout string
 	// of names the page to the API, which answers only its checkouts.
@@ -49,7 +48,7 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request, t *target) {
 			http.Redirect(w, r, t.Path+"?checkout="+url.QueryEscape(*c.ReplacedBy), http.StatusSeeOther)
 			return
 		case err == nil:
-			h.attach(&t.page, c, t.linkCode != "")
+			h.attach(&t.page, c, t.of.link)
 		case err != nil && !isNotFound(err):
 			h.fail(w, r, err)
 			return
@@ -105,7 +104,7 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request, t *target) {
 	case r.PostForm.Get("payment_id") != "":
 		body.PaymentID = r.PostForm.Get("payment_id")
 	default:
-		body.LinkCode = t.linkCode
+		body.LinkCode = t.of.code
 	}
 	key := r.PostForm.Get("idempotency_key")
 	if len(key) < 8 || len(key) > 64 {

@@ -31,6 +31,20 @@ func wantCheckouts(t *testing.T, what string, got []*payd.Checkout, want ...*pay
 	}
 }
 
+// CountWatched reads the checkouts on network n watched at now, from the
+// cursor from on, in pages of 500 as the watcher reads them, and counts
+// them: the read a benchmark of the watcher times.
+func CountWatched(ctx context.Context, st payd.CheckoutStore, n money.Network, now time.Time, from payd.WatchCursor) (int, error) {
+	count := 0
+	for after := from; ; {
+		page, err := st.WatchedCheckouts(ctx, n, now, after, 500)
+		if err != nil || len(page) == 0 {
+			return count, err
+		}
+		count, after = count+len(page), payd.WatchCursorOf(page[len(page)-1])
+	}
+}
+
 // testWatchedCheckouts pages through a network's watched checkouts, in
 // (WatchUntil, ID) order, all of them or only the live ones.
 func testWatchedCheckouts(t *testing.T, b *bundle) {
