@@ -54,17 +54,17 @@ type EventStore interface {
 	EventsOf(ctx context.Context, businessID, subjectID string) ([]*Event, error)
 }
 
-// EventRecorder writes the events of a change, with its subject rendered
-// as the API shows it, in the change's own transaction. The API server
-// implements it (it owns the wire shapes); the watcher and the expirer
-// use it for the changes they make.
+// EventRecorder renders the events of a change, with its subject as the
+// API shows it, for the change's own transaction to store (SavePayment
+// stores a payment's). The API server implements it (it owns the wire
+// shapes); the watcher and the expirer use it for the changes they make.
 type EventRecorder interface {
-	// PaymentChanged records the events of a change from old to p (old is
-	// nil for a new payment): see PaymentEventTypes.
-	PaymentChanged(ctx context.Context, q Queries, old, p *Payment, actor Actor) error
-	// CheckoutChanged records the events of a checkout that was in status
-	// old ("" for a new checkout) and is now c: see CheckoutEventType.
-	CheckoutChanged(ctx context.Context, q Queries, old CheckoutStatus, c *Checkout, actor Actor) error
+	// PaymentEvents returns, unstored, the events of a change from old to p
+	// (old is nil for a new payment): see PaymentEventTypes.
+	PaymentEvents(old, p *Payment, actor Actor) ([]*Event, error)
+	// CheckoutEvents returns, unstored, the events of a checkout that was in
+	// status old ("" for a new checkout) and is now c: see CheckoutEventType.
+	CheckoutEvents(old CheckoutStatus, c *Checkout, actor Actor) ([]*Event, error)
 }
 
 // historyEventTypes maps entries of a payment's history to the event

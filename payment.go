@@ -503,22 +503,3 @@ func statsOf(p *Payment) StatsDelta {
 	}
 	return d
 }
-
-// ApplyPaymentStats adds the change from old to p (old is nil for a new
-// payment) to the stats of p's customer and link, in q's transaction, so
-// the totals can never drift from the payments.
-func ApplyPaymentStats(ctx context.Context, q Queries, old, p *Payment) error {
-	d := PaymentStatsDelta(old, p)
-	if d.IsZero() {
-		return nil
-	}
-	if p.CustomerID != "" {
-		if err := q.AddCustomerStats(ctx, p.BusinessID, p.CustomerID, d); err != nil {
-			return err
-		}
-	}
-	if p.LinkID != "" {
-		return q.AddLinkStats(ctx, p.BusinessID, p.LinkID, d)
-	}
-	return nil
-}

@@ -213,7 +213,6 @@ func (s *Server) required(n money.Network) int {
 // and locked otherwise), its customer, the replaced checkout, the deposit
 // and the new checkout, all stored together.
 func (s *Server) openCheckout(ctx context.Context, q payd.Queries, tg *checkoutTarget, ch checkoutChoice, in payd.OpenParams) (*payd.Checkout, error) {
-	now := s.clock.Now()
 	p, fresh, err := s.checkoutPayment(ctx, q, tg, ch)
 	if err != nil {
 		return nil, err
@@ -223,52 +222,33 @@ func (s *Server) openCheckout(ctx context.Context, q payd.Queries, tg *checkoutT
 		was := *p
 		old = &was
 	}
-	if err := s.deposit(ctx, q, tg.wallet, &in); err != nil {
-		return nil, err
-	}
-	c, err := payd.OpenCryptoCheckout(p, in, now)
+	c, err := s.quoteCheckout(ctx, q, tg, p, in)
 	if err != nil {
 		return nil, err
 	}
-	c.Crypto.PaymentURI = s.opts.Networks[ch.network].PaymentURI(payd.PaymentRequest{Deposit: c.Crypto.Deposit,
-		Amount: c.Crypto.Amount, Label: tg.biz.Name})
 	actor := actorOf(ctx, ch.email)
 	if old != nil {
-		if err := s.replaceCheckout(ctx, q, old.CheckoutID, c.ID, now, actor); err != nil {
+		if err := s.replaceCheckout(ctx, q, old.CheckoutID, c.ID, c.CreatedAt, actor); err != nil {
 			return nil, err
 		}
 	}
-	paid, err := s.storePayment(ctx, q, old, p, actor)
-	if err != nil {
-		return nil, err
-	}
-	if err := q.CreateCheckout(ctx, c); err != nil {
-		return nil, err
-	}
-	opened, err := s.checkoutEvents("", c, actor)
-	if err != nil {
-		return nil, err
-	}
-	return c, appendEvents(ctx, q, paid, opened)
+	return c, payd.SaveOpenedCheckout(ctx, q, s, old, p, c, actor)
 }
 
-// storePayment creates p (old is nil) or stores its change from old, with
-// the stats the change moves, and returns the change's events for the
-// caller to store (appendEvents) with its own.
-func (s *Server) storePayment(ctx context.Context, q payd.Queries, old, p *payd.Payment, actor payd.Actor) ([]*payd.Event, error) {
-	var err error
-	if old == nil {
-		err = q.CreatePayment(ctx, p)
-	} else {
-		err = q.UpdatePayment(ctx, p)
+// quoteCheckout takes a deposit from the target's wallet and opens a
+// checkout on p with it, for the caller to store (payd.SaveOpenedCheckout):
+// the one way a first checkout and a remainder's are made.
+func (s *Server) quoteCheckout(ctx context.Context, q payd.Queries, tg *checkoutTarget, p *payd.Payment, in payd.OpenParams) (*payd.Checkout, error) {
+	if err := s.deposit(ctx, q, tg.wallet, &in); err != nil {
+		return nil, err
 	}
+	c, err := payd.OpenCryptoCheckout(p, in, s.clock.Now())
 	if err != nil {
 		return nil, err
 	}
-	if err := payd.ApplyPaymentStats(ctx, q, old, p); err != nil {
-		return nil, err
-	}
-	return s.paymentEvents(old, p, actor)
+	c.Crypto.PaymentURI = s.opts.Networks[in.Network].PaymentURI(payd.PaymentRequest{Deposit: c.Crypto.Deposit,
+		Amount: c.Crypto.Amount, Label: tg.biz.Name})
+	return c, nil
 }
 
 // deposit hands out the wallet's next receive index on the network and

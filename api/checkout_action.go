@@ -74,16 +74,13 @@ func (s *Server) changeCheckout(w http.ResponseWriter, r *http.Request, change f
 			}
 		}
 		actor := actorOf(ctx, c.Email)
-		var paid []*payd.Event
-		if len(p.Events) > len(old.Events) {
-			if paid, err = s.storePayment(ctx, q, &old, p, actor); err != nil {
-				return nil, err
-			}
-		}
-		changed, err := s.checkoutEvents(was, c, actor)
+		changed, err := s.CheckoutEvents(was, c, actor)
 		if err != nil {
 			return nil, err
 		}
-		return s.toCheckout(c), appendEvents(ctx, q, paid, changed)
+		if len(p.Events) > len(old.Events) {
+			return s.toCheckout(c), payd.SavePayment(ctx, q, s, &old, p, actor, changed...)
+		}
+		return s.toCheckout(c), appendEvents(ctx, q, changed)
 	})
 }

@@ -15,34 +15,25 @@ import (
 // shapes an event's data carries.
 var _ payd.EventRecorder = (*Server)(nil)
 
-// PaymentChanged records the events of a change from old to p (old nil
-// for a new payment) in q's transaction, with p as GET /payments/{id}
-// shows it.
-func (s *Server) PaymentChanged(ctx context.Context, q payd.Queries, old, p *payd.Payment, actor payd.Actor) error {
-	events, err := s.paymentEvents(old, p, actor)
-	if err != nil {
-		return err
-	}
-	return appendEvents(ctx, q, events)
-}
-
-// paymentEvents returns, unstored, the events PaymentChanged records.
-func (s *Server) paymentEvents(old, p *payd.Payment, actor payd.Actor) ([]*payd.Event, error) {
+// PaymentEvents returns, unstored, the events of a change from old to p
+// (old nil for a new payment), with p as GET /payments/{id} shows it;
+// payd.SavePayment stores them.
+func (s *Server) PaymentEvents(old, p *payd.Payment, actor payd.Actor) ([]*payd.Event, error) {
 	return s.newEvents(p.BusinessID, "payment", p.ID, payd.PaymentEventTypes(old, p), s.toPayment(p), actor)
 }
 
 // CheckoutChanged records the event of a checkout that was in status old
 // ("" for a new one) and is now c, in q's transaction.
 func (s *Server) CheckoutChanged(ctx context.Context, q payd.Queries, old payd.CheckoutStatus, c *payd.Checkout, actor payd.Actor) error {
-	events, err := s.checkoutEvents(old, c, actor)
+	events, err := s.CheckoutEvents(old, c, actor)
 	if err != nil {
 		return err
 	}
 	return appendEvents(ctx, q, events)
 }
 
-// checkoutEvents returns, unstored, the events CheckoutChanged records.
-func (s *Server) checkoutEvents(old payd.CheckoutStatus, c *payd.Checkout, actor payd.Actor) ([]*payd.Event, error) {
+// CheckoutEvents returns, unstored, the events CheckoutChanged records.
+func (s *Server) CheckoutEvents(old payd.CheckoutStatus, c *payd.Checkout, actor payd.Actor) ([]*payd.Event, error) {
 	t := payd.CheckoutEventType(old, c)
 	if t == "" {
 		return nil, nil

@@ -298,8 +298,8 @@ func (s *Server) newPayment(ctx context.Context, biz *payd.Business, req *create
 	return p, cust, err
 }
 
-// insertPayment stores p in the transaction, after the reference check and
-// with its customer, and counts it in the customer's stats.
+// insertPayment stores p in the transaction (payd.SavePayment), after the
+// reference check and with its customer.
 func (s *Server) insertPayment(ctx context.Context, q payd.Queries, p *payd.Payment, cust customerRef) (any, error) {
 	if p.Reference != "" {
 		cur, err := q.PaymentByReference(ctx, p.BusinessID, p.Reference, p.CreatedAt)
@@ -319,13 +319,10 @@ func (s *Server) insertPayment(ctx context.Context, q payd.Queries, p *payd.Paym
 	if c != nil {
 		p.CustomerID = c.ID
 	}
-	if err := q.CreatePayment(ctx, p); err != nil {
+	if err := payd.SavePayment(ctx, q, s, nil, p, actorOf(ctx, "")); err != nil {
 		return nil, err
 	}
-	if err := payd.ApplyPaymentStats(ctx, q, nil, p); err != nil {
-		return nil, err
-	}
-	return s.toPayment(p), s.PaymentChanged(ctx, q, nil, p, actorOf(ctx, ""))
+	return s.toPayment(p), nil
 }
 
 // reuseOutcome is the error that leaves insertPayment's transaction: the
@@ -469,18 +466,11 @@ func (s *Server) changePayment(w http.ResponseWriter, r *http.Request, change fu
 			return nil, err
 		}
 		old := *p
-		events := len(p.Events)
 		if err := change(ctx, q, p, s.clock.Now()); err != nil {
 			return nil, err
 		}
-		if len(p.Events) > events {
-			if err := q.UpdatePayment(ctx, p); err != nil {
-				return nil, err
-			}
-			if err := payd.ApplyPaymentStats(ctx, q, &old, p); err != nil {
-				return nil, err
-			}
-			if err := s.PaymentChanged(ctx, q, &old, p, actorOf(ctx, "")); err != nil {
+		if len(p.Events) > len(old.Events) {
+			if err := payd.SavePayment(ctx, q, s, &old, p, actorOf(ctx, "")); err != nil {
 				return nil, err
 			}
 		}

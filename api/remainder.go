@@ -92,28 +92,11 @@ func (s *Server) openRemainder(ctx context.Context, q payd.Queries, tg *checkout
 	}
 	in.Email = prev.Email
 	old := *p
-	if err := s.deposit(ctx, q, tg.wallet, &in); err != nil {
-		return nil, err
-	}
-	c, err := payd.OpenCryptoCheckout(p, in, s.clock.Now())
+	c, err := s.quoteCheckout(ctx, q, tg, p, in)
 	if err != nil {
 		return nil, err
 	}
-	c.Crypto.PaymentURI = s.opts.Networks[in.Network].PaymentURI(payd.PaymentRequest{Deposit: c.Crypto.Deposit,
-		Amount: c.Crypto.Amount, Label: tg.biz.Name})
-	actor := actorOf(ctx, "")
-	paid, err := s.storePayment(ctx, q, &old, p, actor)
-	if err != nil {
-		return nil, err
-	}
-	if err := q.CreateCheckout(ctx, c); err != nil {
-		return nil, err
-	}
-	opened, err := s.checkoutEvents("", c, actor)
-	if err != nil {
-		return nil, err
-	}
-	if err := appendEvents(ctx, q, paid, opened); err != nil {
+	if err := payd.SaveOpenedCheckout(ctx, q, s, &old, p, c, actorOf(ctx, "")); err != nil {
 		return nil, err
 	}
 	page, err := s.pageURL(ctx, q, p)

@@ -86,6 +86,6 @@ func (e *Expirer) expire(ctx context.Context, bizID, paymentID, checkoutID strin
 		if !p.Expire(now) {
 			return nil
 		}
-		return storePayment(ctx, q, e.opts.Events, &old, p)
+		return payd.SavePayment(ctx, q, e.opts.Events, &old, p, payd.SystemActor)
 	})
 }

@@ -29,9 +29,22 @@ type Options struct {
 	// checkouts that ended and are watched only for late funds (the
 	// watcher); every other timed run reads the live ones alone.
 	LateEvery time.Duration
-	// Events records the events of the changes the loop makes, in their
-	// transactions. Only tests of the loops alone leave it nil.
+	// Events renders the events of the changes the loop makes, stored in
+	// their transactions. Only tests of the loops alone leave it nil: they
+	// get silent, which renders none.
 	Events payd.EventRecorder
+}
+
+// silent is the EventRecorder of a loop run without an API, in tests of
+// the loops alone: its changes are told to no one.
+type silent struct{}
+
+func (silent) PaymentEvents(*payd.Payment, *payd.Payment, payd.Actor) ([]*payd.Event, error) {
+	return nil, nil
+}
+
+func (silent) CheckoutEvents(payd.CheckoutStatus, *payd.Checkout, payd.Actor) ([]*payd.Event, error) {
+	return nil, nil
 }
 
 func (o Options) withDefaults() Options {
@@ -46,6 +59,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LateEvery <= 0 {
 		o.LateEvery = time.Minute
+	}
+	if o.Events == nil {
+		o.Events = silent{}
 	}
 	return o
 }
@@ -214,21 +230,21 @@ func (w *Watcher) apply(ctx context.Context, id string, ts []payd.Transfer, now 
 	})
 }
 
-// storeOutcome writes an outcome: the checkout, the payment with its new
-// history, stats and events, and the coin counted into the wallet's
+// storeOutcome writes an outcome: the checkout, and through
+// payd.SavePayment the payment with its new history, stats and events,
+// the checkout's event with them; then the coin counted into the wallet's
 // holdings. was is the checkout's status before.
 func storeOutcome(ctx context.Context, q payd.Queries, rec payd.EventRecorder, was payd.CheckoutStatus,
 	c *payd.Checkout, old, p *payd.Payment, o payd.Outcome) error {
 	if err := q.UpdateCheckout(ctx, c); err != nil {
 		return err
 	}
-	if err := storePayment(ctx, q, rec, old, p); err != nil {
+	ended, err := rec.CheckoutEvents(was, c, payd.SystemActor)
+	if err != nil {
 		return err
 	}
-	if rec != nil {
-		if err := rec.CheckoutChanged(ctx, q, was, c, payd.SystemActor); err != nil {
-			return err
-		}
+	if err := payd.SavePayment(ctx, q, rec, old, p, payd.SystemActor, ended...); err != nil {
+		return err
 	}
 	for _, coin := range append([]money.CoinAmount{o.Counted}, o.Foreign...) {
 		if coin.Units == nil || coin.Sign() <= 0 {
@@ -239,21 +255,6 @@ func storeOutcome(ctx context.Context, q payd.Queries, rec payd.EventRecorder, w
 		}
 	}
 	return nil
-}
-
-// storePayment writes the payment's change from old with the stats and
-// events it moves.
-func storePayment(ctx context.Context, q payd.Queries, rec payd.EventRecorder, old, p *payd.Payment) error {
-	if err := q.UpdatePayment(ctx, p); err != nil {
-		return err
-	}
-	if err := payd.ApplyPaymentStats(ctx, q, old, p); err != nil {
-		return err
-	}
-	if rec == nil {
-		return nil
-	}
-	return rec.PaymentChanged(ctx, q, old, p, payd.SystemActor)
 }
 
 // loop runs a job every interval on the clock, or when wake fires (then
