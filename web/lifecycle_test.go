@@ -124,6 +124,9 @@ func TestUnderpaidNewQuoteForRest(t *testing.T) {
 	s.mine("polygon", 32)
 	b.waitState("succeeded")
 	checkReceipt(t, b, s.checkout(rest["id"].(string)))
+	if b.text("#receipt-remainder") == "" {
+		t.Fatal("the receipt of a remainder does not say it covers only the rest")
+	}
 	b.checkA11y()
 	b.screenshot("receipt")
 }

@@ -82,6 +82,7 @@ var english = map[string]string{
 	"receipt.transaction":             "Transaction",
 	"receipt.date":                    "Paid on",
 	"receipt.paid_at":                 "%s",
+	"receipt.remainder":               "This receipt is for the rest of the payment; the first part went to an earlier quote.",
 	"payment.succeeded":               "This payment has been paid.",
 	"payment.expired":                 "This payment request has expired. Ask the business for a new one.",
 	"payment.canceled":                "This payment request was canceled by the business.",
