@@ -67,7 +67,10 @@
       var d = new Date(t.getAttribute("datetime"));
       if (isNaN(d.getTime()) || d.getTimezoneOffset() === 0 || t.getAttribute("data-localised")) { continue; }
       var opts = { hour: "2-digit", minute: "2-digit" };
-      if (t.closest("#receipt")) { opts = { year: "numeric", month: "long", day: "numeric", hour: "2-digit", minute: "2-digit" }; }
+      // A date is repeated only when the local day is another one.
+      if (t.closest("#receipt") && d.getDate() !== d.getUTCDate()) {
+        opts = { year: "numeric", month: "long", day: "numeric", hour: "2-digit", minute: "2-digit" };
+      }
       var s = document.createElement("span");
       s.className = "local-time";
       s.textContent = " (" + t.getAttribute("data-local-label").replace("%s", d.toLocaleString(document.documentElement.lang, opts)) + ")";
