@@ -119,7 +119,7 @@ func (s *Server) checkoutTarget(ctx context.Context, ch checkoutChoice) (*checko
 	if tg.cs, err = s.checkoutSettings(ctx, s.store, bizID); err != nil {
 		return nil, err
 	}
-	if err := checkAccepted(tg.cs, ch); err != nil {
+	if err := checkAccepted(s.avail, tg.cs, ch); err != nil {
 		return nil, err
 	}
 	if err := s.pauses.check(ctx, "network:"+string(ch.network)); err != nil {
@@ -155,14 +155,13 @@ func (s *Server) resolveTarget(ctx context.Context, ch checkoutChoice, tg *check
 	return l.BusinessID, nil
 }
 
-// checkAccepted refuses a rail, coin or missing email the business's
-// settings do not allow.
-func checkAccepted(cs *payd.CheckoutSettings, ch checkoutChoice) error {
+// checkAccepted refuses a rail or coin the business's settings do not
+// allow or this payd cannot take, and a missing email.
+func checkAccepted(a payd.Availability, cs *payd.CheckoutSettings, ch checkoutChoice) error {
+	if err := a.CheckCrypto(cs, ch.asset, ch.network); err != nil {
+		return err
+	}
 	switch {
-	case !cs.AcceptsRail(payd.RailCrypto):
-		return payd.Errorf(payd.ErrRailUnavailable, "this business does not take crypto payments")
-	case !money.Supports(ch.asset, ch.network) || !cs.Accepts(ch.asset, ch.network):
-		return payd.Errorf(payd.ErrAssetUnavailable, "this business does not take %s on %s", ch.asset, ch.network)
 	case cs.CollectEmail && ch.email == "":
 		return &payd.Error{Code: payd.ErrEmailRequired, Field: "email", Message: "this business asks for your email"}
 	}

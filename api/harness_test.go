@@ -58,6 +58,13 @@ func testRates(now time.Time) *payd.ExchangeRates {
 // common chain on rules that no product route uses yet.
 func setup(t testing.TB, db *store.DB, extra ...route) *bundle {
 	t.Helper()
+	return setupWith(t, db, nil, extra...)
+}
+
+// setupWith starts a server as setup does, with change applied to its
+// options first (nil changes nothing): a production server, say.
+func setupWith(t testing.TB, db *store.DB, change func(*Options), extra ...route) *bundle {
+	t.Helper()
 	clk := clock.NewOffset()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -69,8 +76,12 @@ func setup(t testing.TB, db *store.DB, extra ...route) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := New(context.Background(), Options{Store: db, Clock: clk, Log: log, Rates: fixedRates{testRates(clk.Now())},
-		Counter: counter, Dev: true, DevClock: clk, Devnet: dn, PublicURL: "http://payd.test", Networks: devnetNetworks(dn)})
+	o := Options{Store: db, Clock: clk, Log: log, Rates: fixedRates{testRates(clk.Now())},
+		Counter: counter, Dev: true, DevClock: clk, Devnet: dn, PublicURL: "http://payd.test", Networks: devnetNetworks(dn)}
+	if change != nil {
+		change(&o)
+	}
+	srv, err := New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

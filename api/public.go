@@ -145,8 +145,8 @@ func (s *Server) getPublicPayment(w http.ResponseWriter, r *http.Request) error 
 // offer builds what a page offers for a price of the business. payer is
 // the payment's fee payer, or nil for a link (the settings' default). The
 // options are listed only while payments are accepted: open, the business
-// not suspended, and some rail and coin accepted (and, once wallets exist,
-// a wallet that can receive them).
+// not suspended, and some rail and coin accepted that this payd can take
+// (payd.Availability: a network with an adapter, a card provider).
 func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.Currency, payer *money.FeePayer, open bool) (checkoutOffer, error) {
 	biz, err := s.store.BusinessByID(ctx, bizID)
 	if err != nil {
@@ -156,6 +156,7 @@ func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.C
 	if err != nil {
 		return checkoutOffer{}, err
 	}
+	cs = s.avail.Restrict(cs)
 	if payer == nil {
 		payer = &cs.FeePayer
 	}
@@ -165,7 +166,8 @@ func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.C
 		CollectEmail: cs.CollectEmail, AcceptedRails: cs.AcceptedRails, Crypto: []cryptoOption{}, Card: []cardOption{},
 		QuoteMinutes: cs.QuoteMinutes, QuoteExpiresAt: Time(now.Add(time.Duration(cs.QuoteMinutes) * time.Minute)),
 	}
-	out.AcceptingPayments = open && biz.SuspendedAt == nil && len(cs.AcceptedRails) > 0 && len(cs.Offers()) > 0
+	out.AcceptingPayments = open && biz.SuspendedAt == nil && len(cs.AcceptedRails) > 0 &&
+		(cs.AcceptsRail(payd.RailCrypto) && len(cs.Offers()) > 0 || cs.AcceptsRail(payd.RailCard))
 	if !out.AcceptingPayments {
 		return out, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"payd"
+	"payd/money"
 	"payd/store"
 	"payd/store/storetest"
 )
@@ -26,7 +27,7 @@ func TestPublicLink(t *testing.T) {
 		d := c.data(pub(l["code"].(string)), 200)
 		wantFields(t, d, map[string]any{"kind": "public_link", "code": l["code"], "name": "Poster", "description": "A1 print",
 			"amount": 10_000, "currency": "USD", "accepting_payments": true, "collect_email": false,
-			"accepted_rails": []any{"crypto", "card"}, "quote_minutes": 15, "request": nil,
+			"accepted_rails": []any{"crypto"}, "quote_minutes": 15, "request": nil,
 			"business": map[string]any{"name": "Ada's Books", "website": nil, "support_email": nil}})
 		noIDs(t, d)
 		nearly(t, d["quote_expires_at"], b.clock.Now().Add(15*time.Minute))
@@ -45,13 +46,11 @@ func TestPublicLink(t *testing.T) {
 			crypto("USDT", "ethereum", "100.00", 100, 104), crypto("USDT", "solana", "100.00", 100, 1),
 			crypto("BTC", "bitcoin", "0.00156250", 6_400_000, 90), crypto("ETH", "ethereum", "0.031250", 320_000, 34),
 			crypto("SOL", "solana", "0.6667", 15_000, 1)},
-			"card": []any{map[string]any{"rail": "card", "available": true, "min": map[string]any{"amount": 500, "currency": "USD"},
-				"max": map[string]any{"amount": 1_000_000, "currency": "USD"}, "total": map[string]any{"amount": 10_000, "currency": "USD"},
-				"breakdown": usd(10_000, 10_000, nil, nil)}}})
+			// No card provider is configured: nothing offers the card rail.
+			"card": []any{}})
 
-		// EUR at 1.08: card limits 4.63 to 9,259.26 EUR; a passed-on fee of
-		// 3% of 108.00 USD = 3.24 USD = 3.00 EUR; BTC quoted on 108.00 USD,
-		// its 0.90 USD network fee shown as 0.83 EUR.
+		// EUR at 1.08: BTC quoted on 108.00 USD, its 0.90 USD network fee
+		// shown as 0.83 EUR; crypto carries no processing fee.
 		patch := func(body string) {
 			c.data(request{method: "PATCH", path: "/checkout-settings", key: biz.live, body: body}, 200)
 		}
@@ -59,22 +58,14 @@ func TestPublicLink(t *testing.T) {
 		eur := newLink(biz, 10_000, "EUR")
 		d = c.data(pub(eur["code"].(string)), 200)
 		nearly(t, d["quote_expires_at"], b.clock.Now().Add(5*time.Minute))
-		eurBD := map[string]any{"currency": "EUR", "price": 10_000, "processing_fee": 300, "network_fee": nil, "total": 10_300}
 		wantFields(t, d, map[string]any{"quote_minutes": 5, "collect_email": true,
 			"crypto": []any{map[string]any{"asset": "BTC", "network": "bitcoin", "amount": "0.00168750",
 				"rate":      map[string]any{"amount": 5_925_926, "currency": "EUR"},
 				"breakdown": map[string]any{"currency": "EUR", "price": 10_000, "processing_fee": nil, "network_fee": 83, "total": 10_000}}},
-			"card": []any{map[string]any{"rail": "card", "available": true, "min": map[string]any{"amount": 463, "currency": "EUR"},
-				"max": map[string]any{"amount": 925_926, "currency": "EUR"}, "total": map[string]any{"amount": 10_300, "currency": "EUR"},
-				"breakdown": eurBD}}})
-
-		// Card limits: 4.00 USD is below 5.00 even with the fee.
-		patch(`{"accepted_rails":["card"]}`)
-		d = c.data(pub(newLink(biz, 400, "USD")["code"].(string)), 200)
-		wantFields(t, d, map[string]any{"accepted_rails": []any{"card"}, "crypto": []any{}})
-		if card := d["card"].([]any)[0].(map[string]any); card["available"] != false {
-			t.Fatalf("a 4.12 USD card total is within 5.00 to 10,000.00: %v", card)
-		}
+			"card": []any{}})
+		// Asking for the card rail is refused while no card provider is configured.
+		c.call(request{method: "PATCH", path: "/checkout-settings", key: biz.live, body: `{"accepted_rails":["card"]}`},
+			400, "rail_unavailable", "accepted_rails")
 
 		t.Run("not found", func(t *testing.T) {
 			c.call(pub("nope"), 404, "not_found")
@@ -118,6 +109,39 @@ func TestPublicLink(t *testing.T) {
 	})
 }
 
+// TestCardOptionFor prices the card rail as a page would offer it once a
+// card provider is configured (none is yet, so no server offers it).
+func TestCardOptionFor(t *testing.T) {
+	usd, eur := money.MustRate("1"), money.MustRate("1.08")
+	for _, tc := range []struct {
+		price         int64
+		cur           money.Currency
+		rate          money.Rate
+		payer         money.FeePayer
+		lo, hi, total int64
+		fee           *int64
+		available     bool
+	}{
+		{10_000, money.USD, usd, money.FeePayerBusiness, 500, 1_000_000, 10_000, nil, true},
+		// 3% of 108.00 USD = 3.24 USD = 3.00 EUR passed on; limits 4.63 to 9,259.26 EUR.
+		{10_000, money.EUR, eur, money.FeePayerCustomer, 463, 925_926, 10_300, ptrTo(int64(300)), true},
+		// 4.00 USD is below 5.00 even with the fee.
+		{400, money.USD, usd, money.FeePayerCustomer, 500, 1_000_000, 412, ptrTo(int64(12)), false},
+		{2000, money.USD, usd, money.FeePayerCustomer, 500, 1_000_000, 2060, ptrTo(int64(60)), true},
+	} {
+		got, err := cardOptionFor(tc.price, tc.cur, tc.payer, tc.rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Min.Amount != tc.lo || got.Max.Amount != tc.hi || got.Total.Amount != tc.total || got.Available != tc.available ||
+			(got.Breakdown.ProcessingFee == nil) != (tc.fee == nil) || tc.fee != nil && *got.Breakdown.ProcessingFee != *tc.fee {
+			t.Errorf("cardOptionFor(%d %s, %s) = %+v", tc.price, tc.cur, tc.payer, got)
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
 // TestPublicPayment covers GET /public/payments/{code} on both databases.
 func TestPublicPayment(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -133,9 +157,7 @@ func TestPublicPayment(t *testing.T) {
 		wantFields(t, d, map[string]any{"kind": "public_payment", "id": p["id"], "code": p["code"], "status": "pending",
 			"amount": 2000, "currency": "USD", "amount_received": 0, "description": "Tea", "success_url": "https://tea.example/ok",
 			"cancel_url": nil, "expires_at": Time(exp), "canceled_at": nil, "checkout_id": nil, "accepting_payments": true})
-		if card := d["card"].([]any)[0].(map[string]any); card["total"].(map[string]any)["amount"] != float64(2060) {
-			t.Fatalf("the payment's fee payer (customer) must decide the card total: %v", card)
-		}
+		wantFields(t, d, map[string]any{"card": []any{}})
 		if s := string(c.b.do(pub(p["code"].(string))).body); strings.Contains(s, "internal") || strings.Contains(s, "t@example.com") ||
 			strings.Contains(s, "cst_") || strings.Contains(s, "biz_") {
 			t.Fatalf("the public view leaks metadata, customer or business ids: %s", s)

@@ -30,25 +30,88 @@ func (s *Server) requestRemainder(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if err := s.remainderAllowed(ctx, s.store, p); err != nil {
-		return err
-	}
-	tg := &checkoutTarget{biz: biz, payment: p}
-	ch := checkoutChoice{paymentID: p.ID, asset: p.Method.Asset, network: p.Method.Network}
-	if tg.cs, err = s.checkoutSettings(ctx, s.store, biz.ID); err != nil {
-		return err
-	}
-	if err := s.loadWallet(ctx, tg, ch); err != nil {
-		return err
-	}
-	in, err := s.openParams(ctx, tg, ch)
+	tg, in, err := s.remainderTarget(ctx, biz, p)
 	if err != nil {
 		return err
 	}
-	in.Remainder = true
 	return s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
-		return s.openRemainder(ctx, q, tg, in)
+		p, c, err := s.openRemainder(ctx, q, tg, in)
+		if err != nil {
+			return nil, err
+		}
+		page, err := s.pageURL(ctx, q, p)
+		if err != nil {
+			return nil, err
+		}
+		return remainderRequest{Kind: "remainder_request", Payment: s.toPayment(p), Checkout: s.toCheckout(c),
+			URL: page + "?checkout=" + url.QueryEscape(c.ID)}, nil
 	})
+}
+
+// checkoutRemainder serves POST /checkouts/{id}/remainder (public): the
+// customer of an underpaid payment whose quote has ended asks, on the
+// hosted page, for a new quote for what is still due. It opens the same
+// checkout as POST /payments/{id}/request-remainder, under the same rules,
+// for the payment whose current checkout is {id}; remainder_unavailable
+// when a later checkout of the payment exists.
+func (s *Server) checkoutRemainder(w http.ResponseWriter, r *http.Request) error {
+	if err := decode(r, &struct{}{}); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	c, err := s.store.CheckoutByID(ctx, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	p, err := s.store.PaymentByID(ctx, c.BusinessID, c.PaymentID)
+	if err != nil {
+		return err
+	}
+	if p.CheckoutID != c.ID {
+		return payd.Errorf(payd.ErrRemainderUnavailable, "a later checkout of this payment exists; pay on it")
+	}
+	biz, err := s.store.BusinessByID(ctx, c.BusinessID)
+	if err != nil {
+		return err
+	}
+	if biz.SuspendedAt != nil {
+		return payd.Errorf(payd.ErrBusinessSuspended, "this business cannot take payments right now")
+	}
+	tg, in, err := s.remainderTarget(ctx, biz, p)
+	if err != nil {
+		return err
+	}
+	return s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
+		_, c, err := s.openRemainder(ctx, q, tg, in)
+		if err != nil {
+			return nil, err
+		}
+		return s.toCheckout(c), nil
+	})
+}
+
+// remainderTarget checks that p may have a remainder now and gathers what
+// opening it needs: the wallet that receives the payment's coin, the
+// network and the rates.
+func (s *Server) remainderTarget(ctx context.Context, biz *payd.Business, p *payd.Payment) (*checkoutTarget, payd.OpenParams, error) {
+	if err := s.remainderAllowed(ctx, s.store, p); err != nil {
+		return nil, payd.OpenParams{}, err
+	}
+	tg := &checkoutTarget{biz: biz, payment: p}
+	ch := checkoutChoice{paymentID: p.ID, asset: p.Method.Asset, network: p.Method.Network}
+	var err error
+	if tg.cs, err = s.checkoutSettings(ctx, s.store, biz.ID); err != nil {
+		return nil, payd.OpenParams{}, err
+	}
+	if err := s.loadWallet(ctx, tg, ch); err != nil {
+		return nil, payd.OpenParams{}, err
+	}
+	in, err := s.openParams(ctx, tg, ch)
+	if err != nil {
+		return nil, payd.OpenParams{}, err
+	}
+	in.Remainder = true
+	return tg, in, nil
 }
 
 // remainderAllowed applies the rules of spec 4.6 that need no wallet:
@@ -78,33 +141,28 @@ func (s *Server) remainderAllowed(ctx context.Context, q payd.Queries, p *payd.P
 
 // openRemainder opens the remainder checkout in the transaction, checking
 // the rules again on the locked payment.
-func (s *Server) openRemainder(ctx context.Context, q payd.Queries, tg *checkoutTarget, in payd.OpenParams) (any, error) {
+func (s *Server) openRemainder(ctx context.Context, q payd.Queries, tg *checkoutTarget, in payd.OpenParams) (*payd.Payment, *payd.Checkout, error) {
 	p, err := q.PaymentByID(ctx, tg.biz.ID, tg.payment.ID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.remainderAllowed(ctx, q, p); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	prev, err := q.CheckoutByID(ctx, p.CheckoutID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	in.Email = prev.Email
 	old := *p
 	c, err := s.quoteCheckout(ctx, q, tg, p, in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := payd.SaveOpenedCheckout(ctx, q, s, &old, p, c, actorOf(ctx, "")); err != nil {
-		return nil, err
+	if err := payd.SaveOpenedCheckout(ctx, q, s, &old, p, c, actorOf(ctx, prev.Email)); err != nil {
+		return nil, nil, err
 	}
-	page, err := s.pageURL(ctx, q, p)
-	if err != nil {
-		return nil, err
-	}
-	return remainderRequest{Kind: "remainder_request", Payment: s.toPayment(p), Checkout: s.toCheckout(c),
-		URL: page + "?checkout=" + url.QueryEscape(c.ID)}, nil
+	return p, c, nil
 }
 
 // pageURL is the hosted page a payment is paid on: its own, or its link's.

@@ -106,6 +106,8 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/checkouts/{id}", h: s.getCheckout, access: public},
 		{method: "POST", path: "/checkouts/{id}/cancel", h: s.cancelCheckout, access: public, inTx: true},
 		{method: "POST", path: "/checkouts/{id}/claim", h: s.claimCheckout, access: public, inTx: true},
+		{method: "POST", path: "/checkouts/{id}/remainder", h: s.checkoutRemainder, access: public, idem: idemRequired,
+			limit: "checkouts", pause: "checkouts", inTx: true},
 		{method: "GET", path: "/public/payments/{code}", h: s.getPublicPayment, access: public},
 		{method: "GET", path: "/public/links/{code}", h: s.getPublicLink, access: public},
 		{method: "GET", path: "/metrics", h: s.getMetrics, access: access{area: payd.AreaMetrics, level: payd.AccessRead}},

@@ -72,9 +72,11 @@ type Server struct {
 	pauses  *pauseCache
 	// deposits derives checkouts' deposits ahead of their transactions.
 	deposits *depositsAhead
-	cursors  cursorCodec
-	opts     Options
-	mux      *http.ServeMux
+	// avail is what can be paid here; it cuts every offer down (payd.Availability).
+	avail   payd.Availability
+	cursors cursorCodec
+	opts    Options
+	mux     *http.ServeMux
 	// ratesBody caches the encoded newest exchange rates.
 	ratesBody ratesBody
 	// sharedClaims says idempotency claims must be in the database because
@@ -110,6 +112,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		keys:     newKeyCache(o.Store, o.Clock, o.KeyCacheTTL),
 		pauses:   newPauseCache(o.Store, o.Clock, time.Second),
 		deposits: newDepositsAhead(o.Networks),
+		avail:    availability(o.Networks),
 		cursors:  cursorCodec{key: []byte(secret)},
 		mux:      http.NewServeMux(),
 		// Several payd serve processes share a PostgreSQL database; one
@@ -122,6 +125,18 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	return s, nil
+}
+
+// availability is what the wired adapters can take: the networks with an
+// adapter, and no card, for no card provider exists yet.
+func availability(nets map[money.Network]payd.Network) payd.Availability {
+	var a payd.Availability
+	for _, n := range money.Networks {
+		if nets[n] != nil {
+			a.Networks = append(a.Networks, n)
+		}
+	}
+	return a
 }
 
 // mount puts a route, behind the common chain, on the server's mux.

@@ -30,11 +30,12 @@ func toCheckoutSettings(cs *payd.CheckoutSettings) checkoutSettings {
 }
 
 // checkoutSettings returns the business's settings, or the defaults when
-// it never saved any.
+// it never saved any (without the card rail while no card provider is
+// configured).
 func (s *Server) checkoutSettings(ctx context.Context, q payd.CheckoutSettingsStore, bizID string) (*payd.CheckoutSettings, error) {
 	cs, err := q.CheckoutSettings(ctx, bizID)
 	if payd.IsNotFound(err) {
-		return payd.DefaultCheckoutSettings(bizID), nil
+		return s.avail.Defaults(bizID), nil
 	}
 	return cs, err
 }
@@ -94,6 +95,11 @@ func (s *Server) patchCheckoutSettings(w http.ResponseWriter, r *http.Request) e
 		req.apply(cs)
 		if err := cs.Validate(); err != nil {
 			return nil, err
+		}
+		if req.AcceptedRails != nil {
+			if err := s.avail.CheckRails(cs.AcceptedRails); err != nil {
+				return nil, err
+			}
 		}
 		cs.UpdatedAt = s.clock.Now()
 		if err := q.SaveCheckoutSettings(ctx, cs); err != nil {

@@ -24,7 +24,7 @@ func TestCheckoutSettings(t *testing.T) {
 			return request{method: "PATCH", path: "/checkout-settings", key: key, body: body}
 		}
 		defaults := map[string]any{"kind": "checkout_settings", "quote_minutes": 15, "collect_email": false,
-			"fee_payer": "business", "accepted_rails": []any{"crypto", "card"}, "accepted_assets": everyAsset, "updated_at": nil}
+			"fee_payer": "business", "accepted_rails": []any{"crypto"}, "accepted_assets": everyAsset, "updated_at": nil}
 		wantFields(t, c.data(get(biz.live), 200), defaults)
 		wantFields(t, c.data(get(biz.test), 200), defaults)
 
@@ -33,13 +33,15 @@ func TestCheckoutSettings(t *testing.T) {
 			t.Fatalf("updated_at is null after a change: %v", got)
 		}
 		want := map[string]any{"quote_minutes": 30, "collect_email": true, "fee_payer": "business",
-			"accepted_rails": []any{"crypto", "card"}, "accepted_assets": everyAsset, "updated_at": got["updated_at"]}
+			"accepted_rails": []any{"crypto"}, "accepted_assets": everyAsset, "updated_at": got["updated_at"]}
 		wantFields(t, got, want)
 		wantFields(t, c.data(get(biz.live), 200), want)
 
-		got = c.data(patch(biz.live, `{"fee_payer":"customer","accepted_rails":["card","crypto"],"quote_minutes":null,
+		// No card provider is configured: the card rail cannot be accepted.
+		c.call(patch(biz.live, `{"accepted_rails":["card","crypto"]}`), 400, "rail_unavailable", "accepted_rails")
+		got = c.data(patch(biz.live, `{"fee_payer":"customer","accepted_rails":["crypto"],"quote_minutes":null,
 			"accepted_assets":{"solana":["SOL","USDC"],"tron":[],"bitcoin":["BTC"]}}`), 200)
-		wantFields(t, got, map[string]any{"quote_minutes": 30, "fee_payer": "customer", "accepted_rails": []any{"crypto", "card"},
+		wantFields(t, got, map[string]any{"quote_minutes": 30, "fee_payer": "customer", "accepted_rails": []any{"crypto"},
 			"accepted_assets": map[string]any{"solana": []any{"USDC", "SOL"}, "bitcoin": []any{"BTC"}}})
 
 		for body, field := range map[string]string{

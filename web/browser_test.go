@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
@@ -78,6 +79,16 @@ func newBrowser(t *testing.T, vp viewport) *browser {
 		tp.Enabled = vp.mobile
 	}))
 	return b
+}
+
+// timezone sets the tab's time zone (an IANA name), as a customer's
+// device far from UTC has it.
+func (b *browser) timezone(id string) {
+	b.t.Helper()
+	b.run(func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: id})
+		return chromedp.Void{}, err
+	})
 }
 
 // run runs steps, each group bounded by stepTimeout, and fails the test on

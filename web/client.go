@@ -141,3 +141,12 @@ func (c client) openCheckout(r *http.Request, body openRequest, idemKey string) 
 	h := http.Header{"Idempotency-Key": {idemKey}}
 	return &ch, c.call(r, "POST", "/checkouts", body, h, &ch)
 }
+
+// openRemainder sends POST /checkouts/{id}/remainder under the page's
+// idempotency key: a new quote for what an underpaid payment still lacks,
+// once the quote of checkout id has ended.
+func (c client) openRemainder(r *http.Request, id, idemKey string) (*checkout, error) {
+	var ch checkout
+	h := http.Header{"Idempotency-Key": {idemKey}}
+	return &ch, c.call(r, "POST", "/checkouts/"+url.PathEscape(id)+"/remainder", nil, h, &ch)
+}

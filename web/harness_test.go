@@ -66,13 +66,28 @@ type paydServer struct {
 	api    string // origin + /api/v1
 	key    string // the business's secret key
 	biz    map[string]any
+	stop   func() // stops the running payd serve
 }
 
 // startPayd starts payd serve --dev and creates a business with a wallet.
 func startPayd(t *testing.T) *paydServer {
 	t.Helper()
 	s := &paydServer{t: t, bin: paydBinary(t), db: "sqlite:" + filepath.Join(t.TempDir(), "payd.db")}
-	cmd := exec.Command(s.bin, "serve", "--dev", "--addr", "127.0.0.1:0", "--database", s.db)
+	s.serve("--dev")
+	s.biz = s.newBusiness("Ada's Books")
+	s.key = s.biz["secret_key"].(string)
+	return s
+}
+
+// serve starts payd serve with args on the server's database (stopping the
+// one it runs, if any), and waits for it to listen.
+func (s *paydServer) serve(args ...string) {
+	t := s.t
+	t.Helper()
+	if s.stop != nil {
+		s.stop()
+	}
+	cmd := exec.Command(s.bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--database", s.db}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -95,15 +110,19 @@ func startPayd(t *testing.T) *paydServer {
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-		if t.Failed() {
-			mu.Lock()
-			t.Logf("payd log:\n%s", logs.String())
-			mu.Unlock()
-		}
-	})
+	var once sync.Once
+	s.stop = func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(os.Interrupt)
+			_ = cmd.Wait()
+			if t.Failed() {
+				mu.Lock()
+				t.Logf("payd log:\n%s", logs.String())
+				mu.Unlock()
+			}
+		})
+	}
+	t.Cleanup(s.stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	select {
@@ -112,9 +131,6 @@ func startPayd(t *testing.T) *paydServer {
 		t.Fatal("payd serve did not start in 30 s")
 	}
 	s.origin = strings.TrimSuffix(s.api, "/api/v1")
-	s.biz = s.newBusiness("Ada's Books")
-	s.key = s.biz["secret_key"].(string)
-	return s
 }
 
 // newBusiness creates a business with a generated wallet.

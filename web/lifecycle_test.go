@@ -77,6 +77,60 @@ func TestUnderpaidThenRemainder(t *testing.T) {
 	b.checkNoReload()
 }
 
+// TestUnderpaidNewQuoteForRest sends too little on a phone and lets the
+// quote end: the page says what arrived, asks nothing of an email it never
+// collected, and its "Get a new quote for the rest" opens a quote for what
+// is still due (not the whole price), which is paid; the paid page shows
+// the receipt. Times show in UTC and in the device's zone (Berlin).
+func TestUnderpaidNewQuoteForRest(t *testing.T) {
+	s := startPayd(t)
+	link := s.link(nil)
+	b := newBrowser(t, phone)
+	b.timezone("Europe/Berlin")
+	b.open(link["url"].(string))
+	b.click(`input[name="option"][value="USDC/polygon"]`)
+	b.click(`form.choose button[type="submit"]`)
+	b.run(chromedpWait(`#quote-address`))
+	if got := b.text("#quote-ends"); !strings.Contains(got, " UTC") || !strings.Contains(got, "your time") {
+		t.Fatalf("quote end %q, want UTC and the local time", got)
+	}
+	chk := s.checkout(checkoutID(t, b.location()))
+	s.send(chk, "10.00")
+	s.mine("polygon", 32)
+	b.waitState("underpaid")
+	b.screenshot("underpaid")
+	s.advance(16 * 60)
+	b.waitState("expired")
+	status := b.text("#status-text")
+	if !strings.Contains(status, "10.00 USDC") || strings.Contains(status, "contact") || strings.Contains(status, "write to you") {
+		t.Fatalf("ended short: %q", status)
+	}
+	if got := b.text("#new-quote"); got != "Get a new quote for the rest" {
+		t.Fatalf("the button says %q", got)
+	}
+	b.checkFits()
+	b.checkA11y()
+	b.screenshot("underpaid-ended")
+	b.click("#new-quote")
+	b.waitLeave(chk["id"].(string))
+	b.run(chromedpWait(`#quote-address`))
+	rest := s.checkout(checkoutID(t, b.location()))
+	if rest["remainder"] != true || rest["amount"] != 1500.0 || rest["crypto"].(map[string]any)["amount"] != "15.00" ||
+		rest["payment_id"] != chk["payment_id"] || b.text("#quote-amount") != "15.00" || b.text("#remainder-note") == "" {
+		t.Fatalf("new quote after an underpaid one: %v (page asks %q)", rest, b.text("#quote-amount"))
+	}
+	b.screenshot("rest")
+	s.send(rest, "15.00")
+	s.mine("polygon", 32)
+	b.waitState("succeeded")
+	checkReceipt(t, b, s.checkout(rest["id"].(string)))
+	if b.text("#receipt-remainder") == "" {
+		t.Fatal("the receipt of a remainder does not say it covers only the rest")
+	}
+	b.checkA11y()
+	b.screenshot("receipt")
+}
+
 // TestExpiredThenNewQuote lets a quote run out on the service clock: the
 // page turns to expired without a reload and its button opens a fresh
 // quote in the same coin. It is all done with the keyboard.

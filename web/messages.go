@@ -2,8 +2,10 @@ package web
 
 import (
 	"fmt"
+	"html/template"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // catalogue holds every sentence the pages show, by language and key, so a
@@ -22,7 +24,8 @@ var english = map[string]string{
 	"page.price":                      "Price",
 	"page.total":                      "Total",
 	"page.processing_fee":             "Processing fee",
-	"page.secure_note":                "You pay straight into %s's wallet. This page never asks for your wallet's recovery phrase or keys.",
+	"page.secure_note":                "You pay straight into %s wallet. This page never asks for your wallet's recovery phrase or keys.",
+	"page.untitled":                   "Payment to %s",
 	"page.support":                    "Questions? Write to %s.",
 	"choose.legend":                   "Choose how to pay",
 	"choose.option":                   "%s on %s",
@@ -45,7 +48,9 @@ var english = map[string]string{
 	"quote.qr_alt":                    "QR code of the payment request for %s %s",
 	"quote.open_wallet":               "Open in wallet",
 	"quote.time_left":                 "Time left to send",
-	"quote.ends_at":                   "This quote ends at %s UTC.",
+	"quote.ends_at":                   "This quote ends at %s.",
+	"time.local":                      "%s your time",
+	"time.date_layout":                "2 January 2006, 15:04",
 	"quote.copy":                      "Copy",
 	"quote.copy_amount":               "Copy amount",
 	"quote.copy_address":              "Copy address",
@@ -63,11 +68,21 @@ var english = map[string]string{
 	"status.underpaid":                "We received %s %s, which is less than the quote. Send the remaining %s %s to the same address before the quote ends.",
 	"status.remaining":                "Still due",
 	"status.expired":                  "This quote has expired and the address no longer takes payments. Do not send anything to it.",
-	"status.expired_partial":          "This quote has expired with %s %s received, less than the quote. The business will contact you about the rest.",
+	"status.expired_partial":          "This quote has expired with %s %s received, less than the quote. Do not send anything more to this address: get a new quote for what is still due.",
+	"status.expired_partial_email":    "This quote has expired with %s %s received, less than the quote. Do not send anything more to this address: get a new quote for what is still due, or wait for the business to write to you at %s.",
+	"status.new_quote_rest":           "Get a new quote for the rest",
 	"status.new_quote":                "Get a new quote",
 	"status.canceled":                 "This quote was canceled. Choose a coin to start again.",
 	"status.review":                   "Your payment has arrived and the business is checking it. You do not need to do anything now.",
 	"status.transaction":              "View the transaction",
+	"receipt.heading":                 "Receipt",
+	"receipt.amount":                  "Amount paid",
+	"receipt.coin":                    "Coin",
+	"receipt.network":                 "Network",
+	"receipt.transaction":             "Transaction",
+	"receipt.date":                    "Paid on",
+	"receipt.paid_at":                 "%s",
+	"receipt.remainder":               "This receipt is for the rest of the payment; the first part went to an earlier quote.",
 	"payment.succeeded":               "This payment has been paid.",
 	"payment.expired":                 "This payment request has expired. Ask the business for a new one.",
 	"payment.canceled":                "This payment request was canceled by the business.",
@@ -95,6 +110,10 @@ var english = map[string]string{
 	"error.checkout_not_supersedable": "Funds may already be on the way for the current quote, so it cannot be replaced. Wait for it to finish.",
 	"error.upstream_unavailable":      "Prices cannot be fetched right now. Please try again in a moment.",
 	"error.choose_coin":               "Please choose a coin.",
+	"error.payment_not_underpaid":     "This payment no longer needs anything from you.",
+	"error.remainder_unavailable":     "A new quote for the rest cannot be made here now. Please contact the business.",
+	"error.nothing_due":               "Nothing more is due for this payment.",
+	"error.not_found":                 "This quote does not belong to this page.",
 	"asset.USDC":                      "USDC",
 	"asset.USDT":                      "USDT",
 	"asset.BTC":                       "Bitcoin (BTC)",
@@ -151,6 +170,26 @@ func language(r *http.Request) messages {
 		}
 	}
 	return messages{lang: defaultLang, m: catalogue[defaultLang]}
+}
+
+// Possessive is name with the possessive ending of the language: in
+// English an apostrophe alone after a final s ("Books' wallet"), 's
+// otherwise ("Ada's wallet"), as docs/checkout-page.md records.
+func (m messages) Possessive(name string) string {
+	if strings.HasSuffix(name, "s") || strings.HasSuffix(name, "S") {
+		return name + "'"
+	}
+	return name + "'s"
+}
+
+// timeHTML is the sentence key with t, in UTC and the layout, in a <time>
+// element that the page's script follows with the customer's local time
+// (label "time.local"); without script the UTC time stands alone.
+func (m messages) timeHTML(key string, t time.Time, layout string) template.HTML {
+	const slot = "[[time]]"
+	stamp := fmt.Sprintf(`<time datetime="%s" data-local-label="%s">%s UTC</time>`, t.UTC().Format(time.RFC3339),
+		template.HTMLEscapeString(m.T("time.local")), template.HTMLEscapeString(t.UTC().Format(layout)))
+	return template.HTML(strings.Replace(template.HTMLEscapeString(m.T(key, slot)), slot, stamp, 1)) //nolint:gosec // every part escaped
 }
 
 // Lang is the language's tag, for the page's lang attribute.

@@ -25,6 +25,9 @@ func basePage(m messages, path, item, detail string, amount int64, currency stri
 		Price: priceText(amount, currency), Accepting: o.AcceptingPayments && len(o.Crypto) > 0,
 		Collect: o.CollectEmail, Options: options(m, o, ""), IdemKey: newIdemKey()}
 	p.Title = m.T("page.title", o.Business.Name)
+	if item == "" { // a payment without description: name whom it pays
+		p.Item, p.Untitled = m.T("page.untitled", o.Business.Name), true
+	}
 	if len(o.Crypto) > 0 {
 		if b := o.Crypto[0].Breakdown; b.ProcessingFee != nil {
 			p.Fee = priceText(*b.ProcessingFee, b.Currency)
@@ -88,6 +91,10 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request, t *target) {
 		h.render(w, http.StatusBadRequest, t.view, &t.page)
 		return
 	}
+	if id := r.PostForm.Get("remainder"); id != "" {
+		h.openRemainder(w, r, t, id)
+		return
+	}
 	choice := r.PostForm.Get("option")
 	asset, network, ok := strings.Cut(choice, "/")
 	t.Email = strings.TrimSpace(r.PostForm.Get("email"))
@@ -106,26 +113,57 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request, t *target) {
 	default:
 		body.LinkCode = t.of.code
 	}
+	c, err := h.api.openCheckout(r, body, formKey(r))
+	if err != nil {
+		h.refuse(w, t, err)
+		return
+	}
+	http.Redirect(w, r, t.Path+"?checkout="+url.QueryEscape(c.ID), http.StatusSeeOther)
+}
+
+// openRemainder opens, from the page's form, a new quote for what an
+// underpaid payment still lacks once the quote of checkout id has ended,
+// and sends the customer to it. The checkout must be one of this page's;
+// a refusal is shown beside it as a sentence.
+func (h *Handler) openRemainder(w http.ResponseWriter, r *http.Request, t *target, id string) {
+	old, err := h.api.checkout(r, id, t.of)
+	if err != nil {
+		h.refuse(w, t, err)
+		return
+	}
+	c, err := h.api.openRemainder(r, old.ID, formKey(r))
+	if err != nil {
+		h.attach(&t.page, old, t.of.link)
+		h.refuse(w, t, err)
+		return
+	}
+	http.Redirect(w, r, t.Path+"?checkout="+url.QueryEscape(c.ID), http.StatusSeeOther)
+}
+
+// formKey is the idempotency key the form carries, or a fresh one when it
+// carries none that fits.
+func formKey(r *http.Request) string {
 	key := r.PostForm.Get("idempotency_key")
 	if len(key) < 8 || len(key) > 64 {
 		key = newIdemKey()
 	}
-	c, err := h.api.openCheckout(r, body, key)
-	if err != nil {
-		var ae *apiError
-		if !errors.As(err, &ae) || ae.Status >= 500 && ae.Code != "temporarily_unavailable" {
-			h.log.Error("open checkout", slog.String("path", t.Path), slog.Any("err", err))
-		}
-		status := http.StatusInternalServerError
-		code, field := "", ""
-		if ae != nil {
-			status, code, field = ae.Status, ae.Code, ae.Field
-		}
-		t.Error = t.M.errorText(code, field)
-		h.render(w, status, t.view, &t.page)
-		return
+	return key
+}
+
+// refuse renders the page with the API's refusal as a sentence, under the
+// API's status; a server error is logged.
+func (h *Handler) refuse(w http.ResponseWriter, t *target, err error) {
+	var ae *apiError
+	if !errors.As(err, &ae) || ae.Status >= 500 && ae.Code != "temporarily_unavailable" {
+		h.log.Error("open checkout", slog.String("path", t.Path), slog.Any("err", err))
 	}
-	http.Redirect(w, r, t.Path+"?checkout="+url.QueryEscape(c.ID), http.StatusSeeOther)
+	status := http.StatusInternalServerError
+	code, field := "", ""
+	if ae != nil {
+		status, code, field = ae.Status, ae.Code, ae.Field
+	}
+	t.Error = t.M.errorText(code, field)
+	h.render(w, status, t.view, &t.page)
 }
 
 // fail renders an error of the API that leaves nothing to show: not found

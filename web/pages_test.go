@@ -85,6 +85,30 @@ func payOnPage(t *testing.T, s *paydServer, b *browser, pageURL, option, amount,
 	return chk
 }
 
+// checkReceipt compares the paid page's receipt with the checkout: the
+// coin amount received, coin, network, transaction and its explorer link,
+// and the date in UTC followed by the device's local time (Berlin).
+func checkReceipt(t *testing.T, b *browser, chk map[string]any) {
+	t.Helper()
+	q := chk["crypto"].(map[string]any)
+	if got := b.text("#receipt-amount"); got != q["received_amount"] {
+		t.Fatalf("receipt amount %q, want %q", got, q["received_amount"])
+	}
+	if got := b.text("#receipt-tx"); got != q["tx_hash"] {
+		t.Fatalf("receipt transaction %q, want %q", got, q["tx_hash"])
+	}
+	if got := b.attr(`#receipt a[href]`, "href"); got != q["explorer_url"] {
+		t.Fatalf("receipt explorer link %q, want %q", got, q["explorer_url"])
+	}
+	receipt := b.text("#receipt")
+	if !strings.Contains(receipt, q["asset"].(string)) || !strings.Contains(receipt, "Network") {
+		t.Fatalf("receipt does not name coin and network: %q", receipt)
+	}
+	if date := b.text("#receipt-date"); !strings.Contains(date, " UTC") || !strings.Contains(date, "your time") {
+		t.Fatalf("receipt date %q, want UTC and the local time", date)
+	}
+}
+
 // checkoutID reads ?checkout= from a page address.
 func checkoutID(t *testing.T, loc string) string {
 	t.Helper()
@@ -107,7 +131,9 @@ func TestLinkPagePaid(t *testing.T) {
 			s.t = t
 			link := s.link(nil)
 			b := newBrowser(t, tc.vp)
-			payOnPage(t, s, b, link["url"].(string), "BTC/bitcoin", tc.amount, tc.final)
+			b.timezone("Europe/Berlin")
+			chk := payOnPage(t, s, b, link["url"].(string), "BTC/bitcoin", tc.amount, tc.final)
+			checkReceipt(t, b, s.checkout(chk["id"].(string)))
 			b.screenshot("paid")
 			b.checkA11y()
 			// A reload shows the same state.

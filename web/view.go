@@ -13,6 +13,7 @@ type page struct {
 	Title     string
 	Business  business
 	Item      string // what is paid for
+	Untitled  bool   // Item names the business: the payment has no description
 	Detail    string // its description
 	Price     string // "12.50 USD"
 	Fee       string // processing fee passed on, if any
@@ -60,9 +61,9 @@ type checkoutView struct {
 	Required      int
 	NetworkFee    string
 	Currency      string
-	ExpiresAt     string // RFC 3339
-	EndsAt        string // 15:04
-	Now           string // RFC 3339, the service clock
+	ExpiresAt     string        // RFC 3339
+	EndsAt        template.HTML // "This quote ends at 15:04 UTC.", local time added by script
+	Now           string        // RFC 3339, the service clock
 	SecondsLeft   int64
 	Countdown     string
 	SuccessURL    string
@@ -72,7 +73,10 @@ type checkoutView struct {
 	TakesPayments bool   // the address still takes funds
 	Email         string // sent again with a new quote
 	Remainder     bool   // collects the unpaid rest of a payment; no other coin
-	Reference     string // Solana Pay reference: only the URI carries it to a wallet
+	Partial       bool   // ended with part received: a new quote asks for the rest
+	TxHash        string
+	PaidAt        template.HTML // the receipt's date, UTC, local time added by script
+	Reference     string        // Solana Pay reference: only the URI carries it to a wallet
 }
 
 // priceText renders minor units of a currency as "12.50 USD".
@@ -107,7 +111,7 @@ func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
 		NetworkName: m.T("network." + q.Network), Amount: q.Amount, Address: q.Address,
 		PaymentURI: template.URL(q.PaymentURI), QR: qrDataURI(q.PaymentURI), Received: q.ReceivedAmount,
 		Current: c.Confirmations.Current, Required: c.Confirmations.Required, Currency: c.Currency,
-		ExpiresAt: c.ExpiresAt.UTC().Format(time.RFC3339), EndsAt: c.ExpiresAt.UTC().Format("15:04"),
+		ExpiresAt: c.ExpiresAt.UTC().Format(time.RFC3339), EndsAt: m.timeHTML("quote.ends_at", c.ExpiresAt, "15:04"),
 		Now: now.UTC().Format(time.RFC3339), Option: q.Asset + "/" + q.Network}
 	if c.Breakdown.NetworkFee != nil {
 		v.NetworkFee = money.Currency(c.Currency).Format(*c.Breakdown.NetworkFee)
@@ -122,6 +126,9 @@ func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
 	if q.ExplorerURL != nil {
 		v.ExplorerURL = template.URL(*q.ExplorerURL)
 	}
+	if q.TxHash != nil {
+		v.TxHash = *q.TxHash
+	}
 	if q.RemainingAmount != nil {
 		v.Remaining = *q.RemainingAmount
 	}
@@ -132,8 +139,12 @@ func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
 	if q.OverpaidAmount != nil {
 		v.Overpaid = *q.OverpaidAmount
 	}
-	v.State, v.StatusText = state(m, c, v)
 	v.Email, v.Remainder = c.Email, c.Remainder
+	v.State, v.StatusText = state(m, c, v)
+	v.Partial = v.State == "expired" && v.Received != "" && !zeroDecimal(v.Received)
+	if v.State == "succeeded" || v.State == "overpaid" {
+		v.PaidAt = m.timeHTML("receipt.paid_at", c.UpdatedAt, m.T("time.date_layout"))
+	}
 	if q.Reference != nil {
 		v.Reference = *q.Reference
 	}
@@ -167,6 +178,8 @@ func state(m messages, c *checkout, v *checkoutView) (string, string) {
 		return "confirming", m.T("status.confirming", v.Current, v.Required)
 	case c.Status == "underpaid":
 		return "underpaid", m.T("status.underpaid", v.Received, v.Asset, v.Remaining, v.Asset)
+	case c.Status == "expired" && v.Received != "" && !zeroDecimal(v.Received) && v.Email != "":
+		return "expired", m.T("status.expired_partial_email", v.Received, v.Asset, v.Email)
 	case c.Status == "expired" && v.Received != "" && !zeroDecimal(v.Received):
 		return "expired", m.T("status.expired_partial", v.Received, v.Asset)
 	case c.Status == "expired":

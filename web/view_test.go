@@ -128,3 +128,60 @@ func TestLanguage(t *testing.T) {
 		t.Errorf("language %q", got)
 	}
 }
+
+// TestPossessive follows the rule docs/checkout-page.md records: an
+// apostrophe alone after a final s.
+func TestPossessive(t *testing.T) {
+	m := messages{lang: "en", m: english}
+	for name, want := range map[string]string{"Books": "Books'", "ADA BOOKS": "ADA BOOKS'", "Ada": "Ada's", "Ada's Books": "Ada's Books'"} {
+		if got := m.Possessive(name); got != want {
+			t.Errorf("Possessive(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestPageParts covers what issue 15 item 18 found missing: a heading for
+// a payment without description, the receipt of a paid checkout, a new
+// quote for the rest after an underpaid quote ends that promises contact
+// only when an email was given, and times in UTC marked up for the
+// customer's local time.
+func TestPageParts(t *testing.T) {
+	m := messages{lang: "en", m: english}
+	p := basePage(m, "/p/x", "", "", 4200, "USD", offer{Business: business{Name: "Books"}})
+	if p.Item != "Payment to Books" || !p.Untitled {
+		t.Errorf("a payment without description is headed %q", p.Item)
+	}
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	str := func(s string) *string { return &s }
+	base := func() *checkout {
+		return &checkout{ID: "chk_1", Status: "expired", Currency: "USD", ExpiresAt: now.Add(-time.Minute), UpdatedAt: now,
+			Crypto: &quote{Asset: "BTC", Network: "bitcoin", Amount: "1.0", Address: "bc1qx<", ReceivedAmount: "0.4"}}
+	}
+	v := viewCheckout(m, base(), now)
+	if !v.Partial || strings.Contains(v.StatusText, "contact") || strings.Contains(v.StatusText, "write to you") ||
+		!strings.Contains(v.StatusText, "new quote for what is still due") {
+		t.Errorf("short and ended, no email: partial=%v %q", v.Partial, v.StatusText)
+	}
+	c := base()
+	c.Email = "ann@example.com"
+	if v := viewCheckout(m, c, now); !v.Partial || !strings.Contains(v.StatusText, "ann@example.com") {
+		t.Errorf("short and ended, with email: %q", v.StatusText)
+	}
+	c = base()
+	c.Crypto.ReceivedAmount = "0.0"
+	if v := viewCheckout(m, c, now); v.Partial || v.PaidAt != "" {
+		t.Errorf("nothing received is no remainder: %+v", v)
+	}
+	c = base()
+	c.Status, c.Crypto.ReceivedAmount, c.Crypto.TxHash = "completed", "1.0", str("ab12")
+	v = viewCheckout(m, c, now)
+	if v.TxHash != "ab12" || !strings.Contains(string(v.PaidAt), `<time datetime="2026-11-24T12:00:00Z"`) ||
+		!strings.Contains(string(v.PaidAt), "24 November 2026, 12:00 UTC</time>") {
+		t.Errorf("receipt: tx %q, date %s", v.TxHash, v.PaidAt)
+	}
+	c.Status = "open"
+	c.ExpiresAt = now.Add(10 * time.Minute)
+	if got := string(viewCheckout(m, c, now).EndsAt); got != `This quote ends at <time datetime="2026-11-24T12:10:00Z" data-local-label="%s your time">12:10 UTC</time>.` {
+		t.Errorf("quote end = %s", got)
+	}
+}

@@ -84,6 +84,8 @@ type checkout struct {
 	SuccessURL   *string   `json:"success_url"`
 	ExpiresAt    time.Time `json:"expires_at"`
 	Email        string    `json:"email"`
+	// UpdatedAt is, on a completed checkout, when it was paid.
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // quote is a checkout's coin, amount and deposit.

@@ -276,3 +276,38 @@ func TestShutdownDrains(t *testing.T) {
 		t.Fatalf("serve returned %v after draining", err)
 	}
 }
+
+// TestServeWithoutDevWarns checks that payd serve without --dev, where no
+// network has an adapter yet, says at start that nothing can be paid on
+// (issue 15 item 13).
+func TestServeWithoutDevWarns(t *testing.T) {
+	dsn := storetest.SQLiteDSN(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--database", dsn}, func(string) string { return "" }, io.Discard, pw)
+		pw.CloseWithError(io.EOF)
+		done <- err
+	}()
+	var warned bool
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.Contains(line, "level=WARN") && strings.Contains(line, "no network can be paid on") {
+			warned = true
+		}
+		if strings.Contains(line, "payd started") {
+			break
+		}
+	}
+	if !warned {
+		t.Fatal("payd serve without --dev started without warning that no network can be paid on")
+	}
+	cancel()
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	if err := <-done; err != nil {
+		t.Fatalf("serve returned %v", err)
+	}
+}

@@ -85,6 +85,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	nets := networks(dn)
+	warnUnpayable(log, nets)
 	// --dev delivers to local receivers (http, loopback); production only
 	// to public https addresses, checked at connect time.
 	// The loop has a pool of its own, so the API cannot make it wait.
@@ -143,6 +144,17 @@ func networks(dn *devnet.Devnet) map[money.Network]payd.Network {
 		out[n] = dn.Network(n)
 	}
 	return out
+}
+
+// warnUnpayable says at start when no network can be paid on: without
+// --dev until adapters for real nodes exist. No card provider exists yet
+// either, so the pages then offer nothing and say so.
+func warnUnpayable(log *slog.Logger, nets map[money.Network]payd.Network) {
+	if len(nets) == 0 {
+		log.Warn("no network can be paid on: payd has no adapter for real nodes yet and no card provider, " +
+			"so checkout pages say the business cannot take payments right now and POST /checkouts answers asset_unavailable; " +
+			"use --dev to take payments on the simulated devnet")
+	}
 }
 
 // startLoops starts a watcher per network and the expirer; the returned

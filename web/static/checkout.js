@@ -58,6 +58,27 @@
     c.textContent = Math.floor(left / 60) + ":" + pad(left % 60);
   }
 
+  // localTimes follows each UTC time the server wrote with the customer's
+  // own, when the device is not on UTC: "15:04 UTC (16:04 your time)".
+  function localTimes() {
+    var ts = document.querySelectorAll("time[data-local-label]");
+    for (var i = 0; i < ts.length; i++) {
+      var t = ts[i];
+      var d = new Date(t.getAttribute("datetime"));
+      if (isNaN(d.getTime()) || d.getTimezoneOffset() === 0 || t.getAttribute("data-localised")) { continue; }
+      var opts = { hour: "2-digit", minute: "2-digit" };
+      // A date is repeated only when the local day is another one.
+      if (t.closest("#receipt") && d.getDate() !== d.getUTCDate()) {
+        opts = { year: "numeric", month: "long", day: "numeric", hour: "2-digit", minute: "2-digit" };
+      }
+      var s = document.createElement("span");
+      s.className = "local-time";
+      s.textContent = " (" + t.getAttribute("data-local-label").replace("%s", d.toLocaleString(document.documentElement.lang, opts)) + ")";
+      t.after(s);
+      t.setAttribute("data-localised", "true");
+    }
+  }
+
   function redirect(section) {
     var to = section.getAttribute("data-redirect");
     if (to && /^https?:\/\//i.test(to)) {
@@ -86,6 +107,7 @@
     syncClock();
     reveal();
     tick();
+    localTimes();
     redirect(next);
   }
 
@@ -107,6 +129,7 @@
 
   function start() {
     reveal();
+    localTimes();
     syncClock();
     tick();
     setInterval(tick, 1000);
