@@ -9,7 +9,7 @@ import (
 const devPathPrefix = "/devnet/"
 
 // mustWithoutDevRoutes returns the document without the /devnet/* paths
-// and without the components that only those paths reach. Components no
+// and without the components and tags that only those paths use. Components no
 // path reaches in the full document stay: leaving them is the source's
 // business (the linters report them), not this filter's.
 func mustWithoutDevRoutes(full []byte) []byte {
@@ -17,7 +17,7 @@ func mustWithoutDevRoutes(full []byte) []byte {
 	if err := json.Unmarshal(full, &doc); err != nil {
 		panic(err)
 	}
-	before := reachableComponents(doc)
+	before, tagsBefore := reachableComponents(doc), usedTags(doc)
 	paths, _ := doc["paths"].(map[string]any)
 	for p := range paths {
 		if strings.HasPrefix(p, devPathPrefix) {
@@ -35,11 +35,49 @@ func mustWithoutDevRoutes(full []byte) []byte {
 			delete(m, name)
 		}
 	}
+	dropTags(doc, tagsBefore, usedTags(doc))
 	b, err := json.Marshal(doc)
 	if err != nil {
 		panic(err)
 	}
 	return b
+}
+
+// usedTags returns the tags the operations name.
+func usedTags(doc map[string]any) map[string]bool {
+	used := map[string]bool{}
+	paths, _ := doc["paths"].(map[string]any)
+	for _, item := range paths {
+		ops, _ := item.(map[string]any)
+		for _, op := range ops {
+			o, _ := op.(map[string]any)
+			tags, _ := o["tags"].([]any)
+			for _, t := range tags {
+				if s, ok := t.(string); ok {
+					used[s] = true
+				}
+			}
+		}
+	}
+	return used
+}
+
+// dropTags removes from the document's tag list the tags that were used
+// before and are not after.
+func dropTags(doc map[string]any, before, after map[string]bool) {
+	tags, ok := doc["tags"].([]any)
+	if !ok {
+		return
+	}
+	kept := tags[:0]
+	for _, t := range tags {
+		m, _ := t.(map[string]any)
+		name, _ := m["name"].(string)
+		if !before[name] || after[name] {
+			kept = append(kept, t)
+		}
+	}
+	doc["tags"] = kept
 }
 
 // reachableComponents returns the "#/components/…" references reachable

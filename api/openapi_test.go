@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,7 +50,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 }
 
 // TestOpenAPIWithoutDevDropsOnlyDevComponents checks the filter: the
-// components only /devnet/* paths use are gone from the production
+// components and the tag only /devnet/* paths use are gone from the production
 // document, and everything else is kept.
 func TestOpenAPIWithoutDevDropsOnlyDevComponents(t *testing.T) {
 	load := func(dev bool) *openapi3.T {
@@ -72,6 +74,9 @@ func TestOpenAPIWithoutDevDropsOnlyDevComponents(t *testing.T) {
 	}
 	if prod.Components.Responses["Error"] == nil || prod.Components.SecuritySchemes["bearer"] == nil {
 		t.Error("the production document lost a shared component")
+	}
+	if full.Tags.Get("Devnet") == nil || prod.Tags.Get("Devnet") != nil || prod.Tags.Get("Payments") == nil {
+		t.Error("the Devnet tag must be listed only in the dev document, the others in both")
 	}
 	if n, m := len(prod.Paths.Map()), len(full.Paths.Map()); n >= m {
 		t.Errorf("the production document has %d paths, the dev one %d", n, m)
@@ -109,6 +114,38 @@ func TestOpenAPIServedPerMode(t *testing.T) {
 		}
 		if lists := strings.Contains(string(body), `"/devnet/clock"`); lists != dev {
 			t.Errorf("dev=%v: the served document lists /devnet/clock: %v", dev, lists)
+		}
+	}
+}
+
+// TestOpenAPIErrorCodesMatchStatuses checks every code an operation lists
+// under a 4xx status: it is a code errors.go knows, answered with that
+// status. (The harness checks the other way: what a test receives is listed.)
+func TestOpenAPIErrorCodesMatchStatuses(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(OpenAPIDocument(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := regexp.MustCompile("`([a-z_]+)`")
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if len(op.Tags) == 0 || op.Summary == "" || op.Description == "" {
+				t.Errorf("%s %s needs tags, a summary and a description", method, path)
+			}
+			for status, ref := range op.Responses.Map() {
+				if !strings.HasPrefix(status, "4") {
+					continue
+				}
+				codes := listed.FindAllStringSubmatch(*ref.Value.Description, -1)
+				if len(codes) == 0 {
+					t.Errorf("%s %s %s lists no error code", method, path, status)
+				}
+				for _, c := range codes {
+					if got := statusByCode[c[1]]; strconv.Itoa(got) != status {
+						t.Errorf("%s %s lists %s under %s; errors.go answers it with %d", method, path, c[1], status, got)
+					}
+				}
+			}
 		}
 	}
 }
