@@ -9,9 +9,9 @@ import (
 const devPathPrefix = "/devnet/"
 
 // mustWithoutDevRoutes returns the document without the /devnet/* paths
-// and without the components and tags that only those paths use. Components no
-// path reaches in the full document stay: leaving them is the source's
-// business (the linters report them), not this filter's.
+// and without the components and tags that only those paths use.
+// Components no path reaches in the full document stay: leaving them is
+// the source's business (the linters report them), not this filter's.
 func mustWithoutDevRoutes(full []byte) []byte {
 	var doc map[string]any
 	if err := json.Unmarshal(full, &doc); err != nil {
