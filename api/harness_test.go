@@ -107,7 +107,7 @@ func devnetNetworks(dn *devnet.Devnet) map[money.Network]payd.Network {
 // loadRouter parses the OpenAPI document, which must itself be valid.
 func loadRouter(t testing.TB, base string) (*openapi3.T, routers.Router) {
 	t.Helper()
-	doc, err := openapi3.NewLoader().LoadFromData(OpenAPIDocument())
+	doc, err := openapi3.NewLoader().LoadFromData(OpenAPIDocument(true))
 	if err != nil {
 		t.Fatalf("openapi.json does not load: %v", err)
 	}
@@ -250,6 +250,23 @@ func (b *bundle) checkOpenAPI(hr *http.Request, r *response) {
 	}
 	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
 		b.t.Errorf("%s %s → %d does not match openapi.json: %v\n%s", hr.Method, hr.URL.Path, r.status, err, r.body)
+	}
+	b.checkDocumentedCode(route, r)
+}
+
+// checkDocumentedCode checks that a 4xx answer's error code is among those
+// the operation documents for that status, so the per-operation lists in
+// openapi.json stay true as handlers change.
+func (b *bundle) checkDocumentedCode(route *routers.Route, r *response) {
+	b.t.Helper()
+	if r.status < 400 || r.status >= 500 {
+		return
+	}
+	code, _ := r.errorCode(b.t)
+	doc := route.Operation.Responses.Status(r.status)
+	if doc == nil || doc.Value == nil || doc.Value.Description == nil ||
+		!strings.Contains(*doc.Value.Description, "`"+code+"`") {
+		b.t.Errorf("%s %s → %d %s: openapi.json does not list %s under %d", route.Method, route.Path, r.status, code, code, r.status)
 	}
 }
 

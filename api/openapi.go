@@ -19,15 +19,26 @@ import (
 //go:embed openapi.json openapi/*.json
 var openAPIFiles embed.FS
 
-// openAPIDocument is the merged document, built once at start.
-var openAPIDocument = mustMergeOpenAPI(openAPIFiles)
+// The merged documents, built once at start: the development one lists
+// every route, the production one leaves out what only --dev serves.
+var (
+	openAPIDev  = mustMergeOpenAPI(openAPIFiles)
+	openAPIProd = mustWithoutDevRoutes(openAPIDev)
+)
 
-// OpenAPIDocument returns the API's OpenAPI 3 document.
-func OpenAPIDocument() []byte { return openAPIDocument }
+// OpenAPIDocument returns the API's OpenAPI 3 document for a server in the
+// given mode: without dev, the /devnet/* paths, and the components only
+// they use, are left out, so the document lists exactly what is served.
+func OpenAPIDocument(dev bool) []byte {
+	if dev {
+		return openAPIDev
+	}
+	return openAPIProd
+}
 
 // getOpenAPI serves GET /openapi.json.
 func (s *Server) getOpenAPI(w http.ResponseWriter, r *http.Request) error {
-	writeRaw(w, http.StatusOK, "application/json", openAPIDocument)
+	writeRaw(w, http.StatusOK, "application/json", OpenAPIDocument(s.opts.Dev))
 	return nil
 }
 

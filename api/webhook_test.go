@@ -303,7 +303,7 @@ func TestWebhookEventCatalogue(t *testing.T) {
 			} `json:"schemas"`
 		} `json:"components"`
 	}
-	if err := json.Unmarshal(OpenAPIDocument(), &doc); err != nil {
+	if err := json.Unmarshal(OpenAPIDocument(true), &doc); err != nil {
 		t.Fatal(err)
 	}
 	schema := doc.Components.Schemas["WebhookEventType"]

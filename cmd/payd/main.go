@@ -1,6 +1,7 @@
 // Command payd is the payd service and its operator's tool: serve, migrate,
-// business create, keys create|revoke, pause and resume, link disable, and
-// devnet pay|mine|reorg|advance against a running serve --dev.
+// business create, keys create|revoke, pause and resume, link disable,
+// devnet pay|mine|reorg|advance against a running serve --dev, and openapi
+// (prints the API's OpenAPI document).
 package main
 
 import (
@@ -52,6 +53,7 @@ Usage:
   payd devnet mine --network N [--count 1] [--url URL]
   payd devnet reorg --network N --depth D [--url URL]
   payd devnet advance --seconds S [--url URL]
+  payd openapi [--dev]
 
 DSN is sqlite:PATH (default sqlite:./payd.db) or postgres://...
 Every flag can also be set as a PAYD_* variable (see the README).
@@ -81,6 +83,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runLink(ctx, rest, getenv, stdout, stderr)
 	case "devnet":
 		return runDevnet(ctx, rest, getenv, stdout, stderr)
+	case "openapi":
+		return runOpenAPI(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
