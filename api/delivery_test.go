@@ -30,6 +30,7 @@ func TestDeliveries(t *testing.T) {
 		b := setup(t, db)
 		d := b.deliverer()
 		t.Run("signed and verified by the official library", func(t *testing.T) { testDeliverSigned(t, b, d) })
+		t.Run("signed with the real time after the dev clock moved", func(t *testing.T) { testDeliverWallTime(t, b, d) })
 		t.Run("eight attempts on schedule", func(t *testing.T) { testDeliverSchedule(t, b, d) })
 		t.Run("receiver down for 30 hours", func(t *testing.T) { testDeliverOutage(t, b, d) })
 		t.Run("disabled endpoint", func(t *testing.T) { testDeliverDisabled(t, b, d) })
@@ -133,26 +134,21 @@ func (b *bundle) deliveries(t *testing.T, key, webhookID string) []map[string]an
 }
 
 // verify checks a received request with the official Standard Webhooks
-// library, from the raw bytes read. The library judges the timestamp by
-// the real clock, so once a test has moved the dev clock the signature is
-// checked alone and the timestamp against the service clock.
+// library, from the raw bytes read, timestamp included: the library judges
+// it by the real clock, which is what a receiver has, however far a test
+// has moved the dev clock.
 func verify(t *testing.T, b *bundle, secret string, r received) {
 	t.Helper()
 	wh, err := standardwebhooks.NewWebhook(secret)
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := b.clock.Now()
-	check := wh.Verify
-	if now.Sub(time.Now()) > time.Minute {
-		check = wh.VerifyIgnoringTimestamp
-	}
-	if err := check(r.body, r.header); err != nil {
-		t.Fatalf("the library refuses the delivery: %v\n%s", err, r.body)
+	if err := wh.Verify(r.body, r.header); err != nil {
+		t.Fatalf("the library refuses the delivery (service clock %s): %v\n%s", b.clock.Now(), err, r.body)
 	}
 	ts, err := strconv.ParseInt(r.header.Get("webhook-timestamp"), 10, 64)
-	if err != nil || now.Sub(time.Unix(ts, 0)).Abs() > time.Minute {
-		t.Fatalf("webhook-timestamp %q is not the service clock's %s", r.header.Get("webhook-timestamp"), now)
+	if err != nil || r.at.Sub(time.Unix(ts, 0)).Abs() > time.Minute {
+		t.Fatalf("webhook-timestamp %q is not the real time of receipt %s", r.header.Get("webhook-timestamp"), r.at)
 	}
 }
 
@@ -186,6 +182,40 @@ func testDeliverSigned(t *testing.T, b *bundle, d *webhook.Deliverer) {
 	if !reflect.DeepEqual(dl["payload"], ev) || headers["webhook-signature"] != got[0].header.Get("webhook-signature") ||
 		dl["status"] != "succeeded" || dl["response_status"] != 200.0 || dl["next_retry_at"] != nil || dl["event_id"] != ev["id"] {
 		t.Fatalf("delivery %v does not match what was sent: %s", dl, got[0].body)
+	}
+}
+
+// testDeliverWallTime moves the dev clock two hours ahead through
+// POST /devnet/clock: the event and its delivery are dated on the service
+// clock, but webhook-timestamp is the real time, so the official library
+// (five minutes' tolerance on the real clock) accepts the delivery, and a
+// test send too.
+func testDeliverWallTime(t *testing.T, b *bundle, d *webhook.Deliverer) {
+	c := clTest{t, b}
+	moved := c.data(request{method: "POST", path: "/devnet/clock", body: `{"advance_seconds":7200}`}, 200)
+	biz := b.newBusiness(true)
+	rc := newReceiver(t)
+	hook, secret := b.endpoint(t, biz.live, rc, payd.EventCustomerCreated)
+	b.customer(t, biz.live)
+	run(t, d)
+	c.data(request{method: "POST", path: "/webhooks/" + hook + "/test", key: biz.live}, 201)
+	got := rc.requests()
+	if len(got) != 2 {
+		t.Fatalf("receiver got %d requests, want 2", len(got))
+	}
+	for _, r := range got {
+		verify(t, b, secret, r)
+		var ev map[string]any
+		if err := json.Unmarshal(r.body, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if created := timeOf(t, ev["created_at"]); created.Before(timeOf(t, moved["now"])) {
+			t.Fatalf("event created_at %v is not on the service clock (moved to %v)", ev["created_at"], moved["now"])
+		}
+	}
+	dl := b.deliveries(t, biz.live, hook)[0]
+	if at := attemptAt(t, dl["attempts"].([]any)[0]); at.Before(timeOf(t, moved["now"])) {
+		t.Fatalf("the attempt is dated %s, before the service clock's %v", at, moved["now"])
 	}
 }
 
@@ -247,6 +277,16 @@ func (b *bundle) failedOnce(t *testing.T, d *webhook.Deliverer) (biz *testBusine
 	b.customer(t, biz.live)
 	run(t, d)
 	return biz, rc, hook, secret
+}
+
+// timeOf reads a timestamp of the API.
+func timeOf(t *testing.T, v any) time.Time {
+	t.Helper()
+	at, err := time.Parse(timeLayout, v.(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
 }
 
 // attemptAt reads an attempt's at.

@@ -39,6 +39,11 @@ type DelivererOptions struct {
 	// A slow or dead endpoint thus holds a few slots and connections,
 	// never the rest.
 	PerEndpoint int
+	// Wall is the real time, which alone stamps webhook-timestamp: a
+	// receiver checks it against its own clock (spec 6.2, five minutes),
+	// so it must not follow the service clock, which POST /devnet/clock
+	// moves ahead. Nil means clock.Real; only tests set it.
+	Wall clock.Clock
 }
 
 func (o DelivererOptions) withDefaults() DelivererOptions {
@@ -59,6 +64,9 @@ func (o DelivererOptions) withDefaults() DelivererOptions {
 	}
 	if o.PerEndpoint <= 0 {
 		o.PerEndpoint = 64
+	}
+	if o.Wall == nil {
+		o.Wall = clock.Real{}
 	}
 	return o
 }
@@ -443,11 +451,14 @@ func (d *Deliverer) deliver(ctx context.Context, e *payd.WebhookEndpoint, dl *pa
 
 // Attempt posts dl's payload to e now, signed with the secrets e signs
 // with at this moment and a fresh webhook-timestamp; webhook-id is the
-// event id, the same on every attempt. See payd.DeliverySender.
+// event id, the same on every attempt. See payd.DeliverySender. The
+// timestamp is the real time of the attempt (DelivererOptions.Wall);
+// everything payd itself schedules or records (the attempt's time, the
+// secrets' overlap, retries) stays on the service clock.
 func (d *Deliverer) Attempt(ctx context.Context, e *payd.WebhookEndpoint, dl *payd.WebhookDelivery, trigger string) (payd.DeliveryAttempt, map[string]string, time.Time) {
 	now := d.clock.Now()
 	a := payd.DeliveryAttempt{At: now, Trigger: trigger}
-	h, err := Headers(dl.EventID, now, dl.Payload, e.Secrets(now))
+	h, err := Headers(dl.EventID, d.opts.Wall.Now(), dl.Payload, e.Secrets(now))
 	if err != nil {
 		a.Error = err.Error()
 		return a, nil, now
