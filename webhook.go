@@ -326,6 +326,51 @@ func endsInNumber(host string) bool {
 	return last != "" && strings.Trim(last, "0123456789") == ""
 }
 
+// Why a delivery attempt failed, as the delivery log shows it
+// (attempts[].error, docs/webhook-delivery.md): a fixed vocabulary, so
+// that the log tells a business what went wrong without showing payd's
+// network (resolver addresses, internal hosts), which raw Go errors carry.
+// Package webhook maps every failure onto it and logs the detail. An
+// answer other than 2xx is "http " and its status (AttemptHTTPStatus).
+const (
+	AttemptTimeout           = "timeout"
+	AttemptConnectionRefused = "connection refused"
+	AttemptConnectionClosed  = "connection closed"
+	AttemptUnreachable       = "network unreachable"
+	AttemptForbiddenAddress  = "forbidden address"
+	AttemptDNSFailure        = "dns failure"
+	AttemptTLSError          = "tls error"
+	AttemptInvalidURL        = "invalid url"
+	AttemptConnectionError   = "connection error"
+	AttemptInternalError     = "internal error"
+)
+
+// AttemptErrors lists the vocabulary but for the "http NNN" family, in
+// the order the documentation gives it.
+var AttemptErrors = []string{AttemptTimeout, AttemptConnectionRefused, AttemptConnectionClosed, AttemptUnreachable,
+	AttemptForbiddenAddress, AttemptDNSFailure, AttemptTLSError, AttemptInvalidURL, AttemptConnectionError,
+	AttemptInternalError}
+
+// AttemptHTTPStatus is the error of an attempt answered with status, not
+// 2xx: "http 500", "http 302".
+func AttemptHTTPStatus(status int) string { return "http " + strconv.Itoa(status) }
+
+// AttemptErrorShown is the error an attempt shows for the stored text s:
+// s itself when it belongs to the vocabulary, else AttemptConnectionError.
+// Attempts recorded before the vocabulary existed kept the raw Go error,
+// which may name internal hosts; they are never shown as they are.
+func AttemptErrorShown(s string) string {
+	if s == "" || slices.Contains(AttemptErrors, s) {
+		return s
+	}
+	if code, ok := strings.CutPrefix(s, "http "); ok {
+		if n, err := strconv.Atoi(code); err == nil && n >= 100 && n <= 999 && AttemptHTTPStatus(n) == s {
+			return s
+		}
+	}
+	return AttemptConnectionError
+}
+
 // WebhookEndpointFilter pages through a business's endpoints, newest first.
 type WebhookEndpointFilter struct {
 	// AfterCreated and AfterID are the position of the last endpoint of the

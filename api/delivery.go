@@ -68,7 +68,7 @@ func toDelivery(d *payd.WebhookDelivery) webhookDelivery {
 		RequestHeaders: d.RequestHeaders, Payload: d.Payload, Test: d.Test, CreatedAt: Time(d.CreatedAt)}
 	for i, a := range d.Attempts {
 		out.Attempts[i] = deliveryAttempt{At: Time(a.At), ResponseStatus: statusPtr(a.ResponseStatus),
-			DurationMS: a.DurationMS, Trigger: a.Trigger, Error: stringPtr(a.Error)}
+			DurationMS: a.DurationMS, Trigger: a.Trigger, Error: stringPtr(payd.AttemptErrorShown(a.Error))}
 	}
 	if last := d.Last(); last != nil {
 		ms := last.DurationMS

@@ -31,6 +31,7 @@ func TestDeliveries(t *testing.T) {
 		d := b.deliverer()
 		t.Run("signed and verified by the official library", func(t *testing.T) { testDeliverSigned(t, b, d) })
 		t.Run("signed with the real time after the dev clock moved", func(t *testing.T) { testDeliverWallTime(t, b, d) })
+		t.Run("attempt errors in a fixed vocabulary", func(t *testing.T) { testDeliverErrorWords(t, b, d) })
 		t.Run("eight attempts on schedule", func(t *testing.T) { testDeliverSchedule(t, b, d) })
 		t.Run("receiver down for 30 hours", func(t *testing.T) { testDeliverOutage(t, b, d) })
 		t.Run("disabled endpoint", func(t *testing.T) { testDeliverDisabled(t, b, d) })
@@ -216,6 +217,28 @@ func testDeliverWallTime(t *testing.T, b *bundle, d *webhook.Deliverer) {
 	dl := b.deliveries(t, biz.live, hook)[0]
 	if at := attemptAt(t, dl["attempts"].([]any)[0]); at.Before(timeOf(t, moved["now"])) {
 		t.Fatalf("the attempt is dated %s, before the service clock's %v", at, moved["now"])
+	}
+}
+
+// testDeliverErrorWords sends to a name that does not resolve and to a
+// receiver answering 500: the delivery log says "dns failure" and
+// "http 500", never the resolver's address that Go's error names; payd's
+// log has the detail with the delivery's id.
+func testDeliverErrorWords(t *testing.T, b *bundle, _ *webhook.Deliverer) {
+	c := clTest{t, b}
+	biz := b.newBusiness(true)
+	rc := newReceiver(t)
+	rc.status.Store(500)
+	for url, want := range map[string]string{"http://hooks.payd-test.invalid/hook": "dns failure", rc.URL + "/hook": "http 500"} {
+		hook := c.data(postWebhook(biz.live, map[string]any{"url": url, "event_types": []string{"*"}}), 201)["id"].(string)
+		r := b.do(request{method: "POST", path: "/webhooks/" + hook + "/test", key: biz.live})
+		dl := c.dataOf(r, 201)
+		if got := dl["attempts"].([]any)[0].(map[string]any)["error"]; got != want || strings.Contains(string(r.body), "lookup") {
+			t.Fatalf("%s: attempt error %v, want %q: %s", url, got, want, r.body)
+		}
+		if want == "dns failure" && !strings.Contains(b.logs.String(), "delivery="+dl["id"].(string)) {
+			t.Fatalf("the log lacks the failed attempt of %s:\n%s", dl["id"], b.logs.String())
+		}
 	}
 }
 

@@ -460,15 +460,28 @@ func (d *Deliverer) Attempt(ctx context.Context, e *payd.WebhookEndpoint, dl *pa
 	a := payd.DeliveryAttempt{At: now, Trigger: trigger}
 	h, err := Headers(dl.EventID, d.opts.Wall.Now(), dl.Payload, e.Secrets(now))
 	if err != nil {
-		a.Error = err.Error()
+		a.Error = payd.AttemptInternalError
+		d.log.Error("webhook attempt not signed", attemptAttrs(e, dl, trigger), slog.Any("error", err))
 		return a, nil, now
 	}
 	res := d.sender.Post(ctx, e.URL, h, dl.Payload)
 	a.ResponseStatus, a.DurationMS = res.Status, res.Duration.Milliseconds()
-	if res.Err != nil {
-		a.Error = errorText(res.Err)
+	switch {
+	case res.Err != nil:
+		a.Error = Reason(res.Err)
+		d.log.Info("webhook attempt failed", attemptAttrs(e, dl, trigger),
+			slog.String("reason", a.Error), slog.Any("error", res.Err))
+	case !res.OK():
+		a.Error = payd.AttemptHTTPStatus(res.Status)
 	}
 	return a, flatHeaders(h), d.clock.Now()
+}
+
+// attemptAttrs names an attempt in the log, so that an operator can find
+// the detail behind what the delivery log shows.
+func attemptAttrs(e *payd.WebhookEndpoint, dl *payd.WebhookDelivery, trigger string) slog.Attr {
+	return slog.Group("attempt", slog.String("delivery", dl.ID), slog.String("endpoint", e.ID),
+		slog.String("business", dl.BusinessID), slog.String("event", dl.EventID), slog.String("trigger", trigger))
 }
 
 // Retry is the schedule of spec 6.3 (NextAttempt).
@@ -482,14 +495,4 @@ func flatHeaders(h http.Header) map[string]string {
 		out[strings.ToLower(k)] = h.Get(k)
 	}
 	return out
-}
-
-// errorText is a failure's reason for the delivery log, shortened so a
-// long wrapped error cannot bloat every row.
-func errorText(err error) string {
-	s := err.Error()
-	if len(s) > 300 {
-		s = s[:300]
-	}
-	return s
 }
