@@ -32,6 +32,7 @@ func TestDeliveries(t *testing.T) {
 		t.Run("signed and verified by the official library", func(t *testing.T) { testDeliverSigned(t, b, d) })
 		t.Run("signed with the real time after the dev clock moved", func(t *testing.T) { testDeliverWallTime(t, b, d) })
 		t.Run("attempt errors in a fixed vocabulary", func(t *testing.T) { testDeliverErrorWords(t, b, d) })
+		t.Run("restricted keys see payload data of readable subjects only", func(t *testing.T) { testDeliverPayloadAccess(t, b, d) })
 		t.Run("eight attempts on schedule", func(t *testing.T) { testDeliverSchedule(t, b, d) })
 		t.Run("receiver down for 30 hours", func(t *testing.T) { testDeliverOutage(t, b, d) })
 		t.Run("disabled endpoint", func(t *testing.T) { testDeliverDisabled(t, b, d) })
@@ -239,6 +240,75 @@ func testDeliverErrorWords(t *testing.T, b *bundle, _ *webhook.Deliverer) {
 		if want == "dns failure" && !strings.Contains(b.logs.String(), "delivery="+dl["id"].(string)) {
 			t.Fatalf("the log lacks the failed attempt of %s:\n%s", dl["id"], b.logs.String())
 		}
+	}
+}
+
+// testDeliverPayloadAccess reads the deliveries of a customer event and a
+// link event with keys of different areas: webhooks:read alone must not
+// read the customer's email through the payload, and sees data reduced
+// to the subject's id; a key that can read the area sees it all, in the
+// list and by id.
+func testDeliverPayloadAccess(t *testing.T, b *bundle, d *webhook.Deliverer) {
+	c := clTest{t, b}
+	biz := b.newBusiness(true)
+	rc := newReceiver(t)
+	hook, _ := b.endpoint(t, biz.live, rc, "*")
+	cst := b.customer(t, biz.live)
+	lnk := c.data(request{method: "POST", path: "/links", key: biz.live,
+		body: jsonBody(map[string]any{"name": "Print", "amount": 500, "currency": "USD"})}, 201)["id"].(string)
+	run(t, d)
+	hooksOnly := b.restricted(biz, "webhooks:read")
+	withCustomers := b.restricted(biz, "webhooks:read,customers:read")
+	full := map[string]bool{cst: true, lnk: true}
+	for key, sees := range map[string]map[string]bool{biz.live: full, hooksOnly: {}, withCustomers: {cst: true}} {
+		list := b.deliveries(t, key, hook)
+		if len(list) != 2 {
+			t.Fatalf("%d deliveries, want 2", len(list))
+		}
+		for _, dl := range list {
+			one := c.data(request{method: "GET", path: "/webhook-deliveries/" + dl["id"].(string), key: key}, 200)
+			for _, got := range []map[string]any{dl, one} {
+				payload := got["payload"].(map[string]any)
+				data := payload["data"].(map[string]any)
+				subject := payload["subject"].(map[string]any)["id"].(string)
+				if sees[subject] != (len(data) > 1) || data["id"] != subject || payload["type"] != got["event_type"] {
+					t.Fatalf("key %s, subject %s (may read it: %v): payload %v", key[:12], subject, sees[subject], payload)
+				}
+				if _, email := data["email"]; email != (sees[subject] && subject == cst) {
+					t.Fatalf("key %s: customer email shown %v: %v", key[:12], email, data)
+				}
+			}
+		}
+	}
+}
+
+// TestPayloadFor checks the reduced payload byte for byte: field order
+// kept, data reduced to the subject's id, a customer actor's email
+// withheld from a key that cannot read customers, test payloads as sent.
+func TestPayloadFor(t *testing.T) {
+	ev := &payd.Event{ID: "evt_1", Type: payd.EventCustomerCreated, SubjectKind: "customer", SubjectID: "cst_1",
+		Data: []byte(`{"id":"cst_1","email":"ada@example.com"}`), Actor: payd.Actor{Kind: payd.ActorCustomer, Name: "ada@example.com"},
+		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	raw, err := payd.EventPayload(ev, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &payd.WebhookDelivery{SubjectKind: "customer", SubjectID: "cst_1", Payload: raw}
+	hooks := &payd.APIKey{Kind: payd.KeyRestricted, Permissions: payd.Permissions{payd.AreaWebhooks: payd.AccessRead}}
+	want := `{"id":"evt_1","kind":"event","type":"customer.created","subject":{"kind":"customer","id":"cst_1"},"data":{"id":"cst_1"},` +
+		`"actor":{"kind":"customer","id":null,"name":null},"mode":"live","api_version":"v1","created_at":"2026-01-02T03:04:05.000Z"}`
+	if got, err := payloadFor(d, hooks); err != nil || string(got) != want {
+		t.Errorf("reduced payload\n%s (%v), want\n%s", got, err, want)
+	}
+	for _, k := range []*payd.APIKey{{Kind: payd.KeySecret},
+		{Kind: payd.KeyRestricted, Permissions: payd.Permissions{payd.AreaCustomers: payd.AccessRead}}} {
+		if got, _ := payloadFor(d, k); string(got) != string(raw) {
+			t.Errorf("%v sees %s, want the payload as sent", k.Permissions, got)
+		}
+	}
+	d.Test = true
+	if got, _ := payloadFor(d, hooks); string(got) != string(raw) {
+		t.Errorf("a test payload was reduced: %s", got)
 	}
 }
 
