@@ -286,6 +286,13 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 // (same payload and webhook-id, fresh timestamp and signature). A success
 // ends any pending retries; a failure leaves the automatic schedule as
 // it was. The delivery is answered as it stands after the attempt.
+//
+// A test delivery can be resent too (spec 6.3 rule 4 lets any failed
+// delivery be resent): a manual resend is not one of the retries that
+// 4.7 and 6.3 rule 6 rule out, so it is one more attempt, recorded on
+// the test delivery, and it schedules nothing. Like a test send it may go
+// to an endpoint that is turned off; a real event's delivery may not
+// (409 conflict), since turning an endpoint off stops its deliveries.
 func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) error {
 	if len(callOf(r.Context()).body) > 0 {
 		if err := decode(r, &struct{}{}); err != nil {
@@ -297,15 +304,12 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if d.Test {
-		return payd.Errorf(payd.ErrInvalidRequest, "a test delivery is sent once; send another test instead")
-	}
 	e, err := s.store.WebhookEndpointByID(r.Context(), biz.ID, d.WebhookID)
 	if err != nil {
 		return err
 	}
-	if !e.Enabled {
-		return payd.Errorf(payd.ErrInvalidRequest, "the endpoint is turned off; turn it on before resending")
+	if !e.Enabled && !d.Test {
+		return payd.Errorf(payd.ErrConflict, "the endpoint is turned off; turn it on before resending")
 	}
 	sender, err := s.webhookSend(r.Context(), biz.ID)
 	if err != nil {
