@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -247,10 +248,12 @@ func CheckEventTypes(types []string) error {
 }
 
 // CheckWebhookURL checks where deliveries go: an absolute https URL with a
-// host, no user name or password and no fragment, at most MaxURLLength
-// characters. Outside dev it must also not name a local or private host by
-// its spelling; package webhook checks the address it actually connects to,
-// which a public name can still resolve away from. Errors name field url.
+// host, no user name or password, no fragment and a port (if any) from 1
+// to 65535, at most MaxURLLength characters. Outside dev it must also not
+// name a local host by its spelling, nor an address the table of
+// ForbiddenAddress refuses; package webhook checks the address it actually
+// connects to against the same table, since a public name can still
+// resolve away from it. Errors name field url.
 func CheckWebhookURL(s string, dev bool) error {
 	if len(s) > MaxURLLength {
 		return FieldError("url", "url is longer than %d characters", MaxURLLength)
@@ -264,6 +267,8 @@ func CheckWebhookURL(s string, dev bool) error {
 		return FieldError("url", "url may not contain a user name or password")
 	case strings.Contains(s, "#"):
 		return FieldError("url", "url may not contain a fragment (#...); receivers never see it")
+	case !validPort(u.Port()):
+		return FieldError("url", "url's port must be a number from 1 to 65535")
 	case u.Scheme == "http" && dev:
 		return nil
 	case u.Scheme != "https":
@@ -274,18 +279,29 @@ func CheckWebhookURL(s string, dev bool) error {
 	return checkPublicHost(u.Hostname())
 }
 
+// validPort reports whether a URL's port is absent (the scheme's default)
+// or a TCP port a receiver can listen on: 1 to 65535. url.Parse checks
+// only that it is digits, so :0 and :99999 get this far.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.ParseUint(p, 10, 16)
+	return err == nil && n > 0
+}
+
 // localSuffixes are name suffixes that resolve only inside a network.
 var localSuffixes = []string{".localhost", ".local", ".internal", ".home.arpa"}
 
 // checkPublicHost refuses a host that by its spelling is not public: an
-// IP literal outside the public unicast space, localhost, a one-label name
+// IP literal the address table refuses, localhost, a one-label name
 // (a search domain makes it local), a name ending in a number (which
 // resolvers read as an IPv4 address, such as 127.1 or 0x7f000001), or a
 // name under a local-only suffix.
 func checkPublicHost(host string) error {
 	if ip, err := netip.ParseAddr(host); err == nil {
-		if !PublicIP(ip) || ip.Zone() != "" {
-			return FieldError("url", "url must reach a public address; %s is loopback, private or reserved", host)
+		if reason := ForbiddenAddress(ip); reason != "" {
+			return FieldError("url", "url must reach a public address; %s is %s", host, reason)
 		}
 		return nil
 	}
@@ -310,37 +326,49 @@ func endsInNumber(host string) bool {
 	return last != "" && strings.Trim(last, "0123456789") == ""
 }
 
-// nonPublic are the special-purpose ranges (RFC 6890 and successors)
-// that netip's own predicates do not cover.
-var nonPublic = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),       // this network
-	netip.MustParsePrefix("100.64.0.0/10"),   // carrier-grade NAT
-	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
-	netip.MustParsePrefix("192.0.2.0/24"),    // documentation
-	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
-	netip.MustParsePrefix("198.51.100.0/24"), // documentation
-	netip.MustParsePrefix("203.0.113.0/24"),  // documentation
-	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, broadcast
-	netip.MustParsePrefix("::/96"),           // IPv4-compatible
-	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64 reaches IPv4 inside
-	netip.MustParsePrefix("64:ff9b:1::/48"),  // local NAT64
-	netip.MustParsePrefix("100::/64"),        // discard
-	netip.MustParsePrefix("2001::/23"),       // IETF protocol assignments, Teredo
-	netip.MustParsePrefix("2001:db8::/32"),   // documentation
-	netip.MustParsePrefix("2002::/16"),       // 6to4 embeds any IPv4
-	netip.MustParsePrefix("fec0::/10"),       // site-local
-}
+// Why a delivery attempt failed, as the delivery log shows it
+// (attempts[].error, docs/webhook-delivery.md): a fixed vocabulary, so
+// that the log tells a business what went wrong without showing payd's
+// network (resolver addresses, internal hosts), which raw Go errors carry.
+// Package webhook maps every failure onto it and logs the detail. An
+// answer other than 2xx is "http " and its status (AttemptHTTPStatus).
+const (
+	AttemptTimeout           = "timeout"
+	AttemptConnectionRefused = "connection refused"
+	AttemptConnectionClosed  = "connection closed"
+	AttemptUnreachable       = "network unreachable"
+	AttemptForbiddenAddress  = "forbidden address"
+	AttemptDNSFailure        = "dns failure"
+	AttemptTLSError          = "tls error"
+	AttemptInvalidURL        = "invalid url"
+	AttemptConnectionError   = "connection error"
+	AttemptInternalError     = "internal error"
+)
 
-// PublicIP reports whether ip is a public unicast address: not loopback,
-// private, link-local, multicast, unspecified or otherwise reserved. An
-// IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
-func PublicIP(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if !ip.IsValid() || ip.IsUnspecified() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() ||
-		ip.IsMulticast() || ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() {
-		return false
+// AttemptErrors lists the vocabulary but for the "http NNN" family, in
+// the order the documentation gives it.
+var AttemptErrors = []string{AttemptTimeout, AttemptConnectionRefused, AttemptConnectionClosed, AttemptUnreachable,
+	AttemptForbiddenAddress, AttemptDNSFailure, AttemptTLSError, AttemptInvalidURL, AttemptConnectionError,
+	AttemptInternalError}
+
+// AttemptHTTPStatus is the error of an attempt answered with status, not
+// 2xx: "http 500", "http 302".
+func AttemptHTTPStatus(status int) string { return "http " + strconv.Itoa(status) }
+
+// AttemptErrorShown is the error an attempt shows for the stored text s:
+// s itself when it belongs to the vocabulary, else AttemptConnectionError.
+// Attempts recorded before the vocabulary existed kept the raw Go error,
+// which may name internal hosts; they are never shown as they are.
+func AttemptErrorShown(s string) string {
+	if s == "" || slices.Contains(AttemptErrors, s) {
+		return s
 	}
-	return !slices.ContainsFunc(nonPublic, func(p netip.Prefix) bool { return p.Contains(ip.WithZone("")) })
+	if code, ok := strings.CutPrefix(s, "http "); ok {
+		if n, err := strconv.Atoi(code); err == nil && n >= 100 && n <= 999 && AttemptHTTPStatus(n) == s {
+			return s
+		}
+	}
+	return AttemptConnectionError
 }
 
 // WebhookEndpointFilter pages through a business's endpoints, newest first.

@@ -60,21 +60,74 @@ type deliveryAttempt struct {
 	Error          *string `json:"error"`
 }
 
-// toDelivery renders a delivery.
-func toDelivery(d *payd.WebhookDelivery) webhookDelivery {
+// toDelivery renders a delivery as key k may see it (see payloadFor).
+func toDelivery(d *payd.WebhookDelivery, k *payd.APIKey) (webhookDelivery, error) {
+	payload, err := payloadFor(d, k)
+	if err != nil {
+		return webhookDelivery{}, err
+	}
 	out := webhookDelivery{ID: d.ID, Kind: "webhook_delivery", WebhookID: d.WebhookID, EventID: d.EventID,
 		EventType: d.EventType, Subject: subjectRef{d.SubjectKind, d.SubjectID}, Status: string(d.Status),
 		Attempt: d.Attempt(), Attempts: make([]deliveryAttempt, len(d.Attempts)), NextRetryAt: timePtr(d.NextAttemptAt),
-		RequestHeaders: d.RequestHeaders, Payload: d.Payload, Test: d.Test, CreatedAt: Time(d.CreatedAt)}
+		RequestHeaders: d.RequestHeaders, Payload: payload, Test: d.Test, CreatedAt: Time(d.CreatedAt)}
 	for i, a := range d.Attempts {
 		out.Attempts[i] = deliveryAttempt{At: Time(a.At), ResponseStatus: statusPtr(a.ResponseStatus),
-			DurationMS: a.DurationMS, Trigger: a.Trigger, Error: stringPtr(a.Error)}
+			DurationMS: a.DurationMS, Trigger: a.Trigger, Error: stringPtr(payd.AttemptErrorShown(a.Error))}
 	}
 	if last := d.Last(); last != nil {
 		ms := last.DurationMS
 		out.ResponseStatus, out.DurationMS = statusPtr(last.ResponseStatus), &ms
 	}
-	return out
+	return out, nil
+}
+
+// subjectAreas is the area whose data an event's subject is: what a
+// restricted key must read to see a delivery's payload.data. A checkout
+// belongs to its payment.
+var subjectAreas = map[string]payd.Area{
+	"payment": payd.AreaPayments, "checkout": payd.AreaPayments,
+	"customer": payd.AreaCustomers, "link": payd.AreaLinks,
+}
+
+// payloadFor is d's payload as k may see it. webhooks:read alone must not
+// read customers (or payments, or links) through the events sent about
+// them, so a restricted key that cannot read the subject's area sees the
+// payload with data reduced to the subject's id, the shape of a test
+// event, and a customer actor's name (their email) withheld. A test
+// payload holds nothing more than that and is shown as it is. A subject
+// kind missing from subjectAreas is withheld from every restricted key.
+func payloadFor(d *payd.WebhookDelivery, k *payd.APIKey) (json.RawMessage, error) {
+	if d.Test || k.Can(subjectAreas[d.SubjectKind], payd.AccessRead) {
+		return d.Payload, nil
+	}
+	var ev withheldEvent
+	if err := json.Unmarshal(d.Payload, &ev); err != nil {
+		return nil, err
+	}
+	ev.Data, _ = json.Marshal(map[string]string{"id": d.SubjectID}) // strings always marshal
+	if ev.Actor.Kind == payd.ActorCustomer && !k.Can(payd.AreaCustomers, payd.AccessRead) {
+		ev.Actor.Name = nil
+	}
+	return json.Marshal(ev)
+}
+
+// withheldEvent is an event body (spec 6.1) in its field order, parsed
+// only as far as payloadFor needs to reduce it.
+type withheldEvent struct {
+	ID      json.RawMessage `json:"id"`
+	Kind    json.RawMessage `json:"kind"`
+	Type    json.RawMessage `json:"type"`
+	Subject json.RawMessage `json:"subject"`
+	Data    json.RawMessage `json:"data"`
+	Actor   struct {
+		Kind string          `json:"kind"`
+		ID   json.RawMessage `json:"id"`
+		Name json.RawMessage `json:"name"`
+	} `json:"actor"`
+	Mode       json.RawMessage `json:"mode"`
+	APIVersion json.RawMessage `json:"api_version"`
+	Test       json.RawMessage `json:"test,omitempty"`
+	CreatedAt  json.RawMessage `json:"created_at"`
 }
 
 // statusPtr is nil for "no answer".
@@ -95,11 +148,21 @@ func stringPtr(s string) *string {
 
 // getDelivery serves GET /webhook-deliveries/{id}.
 func (s *Server) getDelivery(w http.ResponseWriter, r *http.Request) error {
-	d, err := s.store.DeliveryByID(r.Context(), callOf(r.Context()).biz.ID, r.PathValue("id"))
+	c := callOf(r.Context())
+	d, err := s.store.DeliveryByID(r.Context(), c.biz.ID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, single{toDelivery(d)})
+	return writeDelivery(w, http.StatusOK, d, c.key)
+}
+
+// writeDelivery answers one delivery as key k may see it.
+func writeDelivery(w http.ResponseWriter, status int, d *payd.WebhookDelivery, k *payd.APIKey) error {
+	out, err := toDelivery(d, k)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, status, single{out})
 	return nil
 }
 
@@ -133,7 +196,11 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 		out.setNext(pg, last.CreatedAt.UnixMicro(), last.ID)
 	}
 	for _, d := range ds {
-		out.Data = append(out.Data, toDelivery(d))
+		dl, err := toDelivery(d, callOf(r.Context()).key)
+		if err != nil {
+			return err
+		}
+		out.Data = append(out.Data, dl)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -211,8 +278,7 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.CreateDeliveries(ctx, []*payd.WebhookDelivery{d}); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, single{toDelivery(d)})
-	return nil
+	return writeDelivery(w, http.StatusCreated, d, callOf(r.Context()).key)
 }
 
 // resendDelivery serves POST /webhook-deliveries/{id}/resend: one manual
@@ -220,6 +286,13 @@ func (s *Server) testWebhook(w http.ResponseWriter, r *http.Request) error {
 // (same payload and webhook-id, fresh timestamp and signature). A success
 // ends any pending retries; a failure leaves the automatic schedule as
 // it was. The delivery is answered as it stands after the attempt.
+//
+// A test delivery can be resent too (spec 6.3 rule 4 lets any failed
+// delivery be resent): a manual resend is not one of the retries that
+// 4.7 and 6.3 rule 6 rule out, so it is one more attempt, recorded on
+// the test delivery, and it schedules nothing. Like a test send it may go
+// to an endpoint that is turned off; a real event's delivery may not
+// (409 conflict), since turning an endpoint off stops its deliveries.
 func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) error {
 	if len(callOf(r.Context()).body) > 0 {
 		if err := decode(r, &struct{}{}); err != nil {
@@ -231,15 +304,12 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if d.Test {
-		return payd.Errorf(payd.ErrInvalidRequest, "a test delivery is sent once; send another test instead")
-	}
 	e, err := s.store.WebhookEndpointByID(r.Context(), biz.ID, d.WebhookID)
 	if err != nil {
 		return err
 	}
-	if !e.Enabled {
-		return payd.Errorf(payd.ErrInvalidRequest, "the endpoint is turned off; turn it on before resending")
+	if !e.Enabled && !d.Test {
+		return payd.Errorf(payd.ErrConflict, "the endpoint is turned off; turn it on before resending")
 	}
 	sender, err := s.webhookSend(r.Context(), biz.ID)
 	if err != nil {
@@ -255,8 +325,7 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.SaveDelivery(ctx, d); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, single{toDelivery(d)})
-	return nil
+	return writeDelivery(w, http.StatusOK, d, callOf(r.Context()).key)
 }
 
 // webhookSend counts one test send or resend against the business's

@@ -259,7 +259,49 @@ func testWebhookTestSend(t *testing.T, b *bundle, d *webhook.Deliverer) {
 	if ids := c.list(biz.live, "/customers", 10); len(ids) != 0 {
 		t.Fatalf("a test send changed business data: %v", ids)
 	}
-	c.call(request{method: "POST", path: "/webhook-deliveries/" + failed["id"].(string) + "/resend", key: biz.live}, 400, "invalid_request")
+	testResendTest(t, b, d, biz, rc, hook, failed)
+}
+
+// testResendTest resends the failed test delivery: a manual resend is not
+// a retry (spec 6.3 rule 4), so it is one more attempt on the same test
+// delivery, the same bytes and webhook-id, scheduling nothing, also to an
+// endpoint that is turned off (as a test send may). A real event's
+// delivery to a turned-off endpoint is a conflict, not a bad field.
+func testResendTest(t *testing.T, b *bundle, d *webhook.Deliverer, biz *testBusiness, rc *receiver, hook string, failed map[string]any) {
+	c := clTest{t, b}
+	rc.status.Store(200)
+	off := request{method: "PATCH", path: "/webhooks/" + hook, key: biz.live, body: `{"enabled":false}`}
+	c.data(off, 200)
+	resend := request{method: "POST", path: "/webhook-deliveries/" + failed["id"].(string) + "/resend", key: biz.live}
+	dl := c.data(resend, 200)
+	attempts := dl["attempts"].([]any)
+	if dl["test"] != true || dl["status"] != "succeeded" || dl["next_retry_at"] != nil || len(attempts) != 2 ||
+		attempts[1].(map[string]any)["trigger"] != "manual" || dl["id"] != failed["id"] {
+		t.Fatalf("resent test delivery %v", dl)
+	}
+	got := rc.requests()
+	if len(got) != 3 || string(got[2].body) != string(got[1].body) || got[2].header.Get("webhook-id") != got[1].header.Get("webhook-id") {
+		t.Fatalf("the resend did not send the test event again: %d requests", len(got))
+	}
+	rc.status.Store(500)
+	if dl = c.data(resend, 200); dl["status"] != "failed" || dl["next_retry_at"] != nil {
+		t.Fatalf("a failed resend of a test delivery scheduled a retry: %v", dl)
+	}
+	b.clock.Advance(24 * time.Hour)
+	run(t, d)
+	if n := len(rc.requests()); n != 4 {
+		t.Fatalf("a resent test delivery was retried: %d requests", n)
+	}
+	rc.status.Store(200)
+	c.data(request{method: "PATCH", path: "/webhooks/" + hook, key: biz.live, body: `{"enabled":true}`}, 200)
+	b.customer(t, biz.live)
+	run(t, d)
+	c.data(off, 200)
+	real := b.deliveries(t, biz.live, hook)[0]
+	if real["test"] != false {
+		t.Fatalf("the newest delivery is not the customer's event: %v", real)
+	}
+	c.call(request{method: "POST", path: "/webhook-deliveries/" + real["id"].(string) + "/resend", key: biz.live}, 409, "conflict")
 }
 
 func testResend(t *testing.T, b *bundle, d *webhook.Deliverer) {

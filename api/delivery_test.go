@@ -30,6 +30,9 @@ func TestDeliveries(t *testing.T) {
 		b := setup(t, db)
 		d := b.deliverer()
 		t.Run("signed and verified by the official library", func(t *testing.T) { testDeliverSigned(t, b, d) })
+		t.Run("signed with the real time after the dev clock moved", func(t *testing.T) { testDeliverWallTime(t, b, d) })
+		t.Run("attempt errors in a fixed vocabulary", func(t *testing.T) { testDeliverErrorWords(t, b, d) })
+		t.Run("restricted keys see payload data of readable subjects only", func(t *testing.T) { testDeliverPayloadAccess(t, b, d) })
 		t.Run("eight attempts on schedule", func(t *testing.T) { testDeliverSchedule(t, b, d) })
 		t.Run("receiver down for 30 hours", func(t *testing.T) { testDeliverOutage(t, b, d) })
 		t.Run("disabled endpoint", func(t *testing.T) { testDeliverDisabled(t, b, d) })
@@ -133,26 +136,21 @@ func (b *bundle) deliveries(t *testing.T, key, webhookID string) []map[string]an
 }
 
 // verify checks a received request with the official Standard Webhooks
-// library, from the raw bytes read. The library judges the timestamp by
-// the real clock, so once a test has moved the dev clock the signature is
-// checked alone and the timestamp against the service clock.
+// library, from the raw bytes read, timestamp included: the library judges
+// it by the real clock, which is what a receiver has, however far a test
+// has moved the dev clock.
 func verify(t *testing.T, b *bundle, secret string, r received) {
 	t.Helper()
 	wh, err := standardwebhooks.NewWebhook(secret)
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := b.clock.Now()
-	check := wh.Verify
-	if now.Sub(time.Now()) > time.Minute {
-		check = wh.VerifyIgnoringTimestamp
-	}
-	if err := check(r.body, r.header); err != nil {
-		t.Fatalf("the library refuses the delivery: %v\n%s", err, r.body)
+	if err := wh.Verify(r.body, r.header); err != nil {
+		t.Fatalf("the library refuses the delivery (service clock %s): %v\n%s", b.clock.Now(), err, r.body)
 	}
 	ts, err := strconv.ParseInt(r.header.Get("webhook-timestamp"), 10, 64)
-	if err != nil || now.Sub(time.Unix(ts, 0)).Abs() > time.Minute {
-		t.Fatalf("webhook-timestamp %q is not the service clock's %s", r.header.Get("webhook-timestamp"), now)
+	if err != nil || r.at.Sub(time.Unix(ts, 0)).Abs() > time.Minute {
+		t.Fatalf("webhook-timestamp %q is not the real time of receipt %s", r.header.Get("webhook-timestamp"), r.at)
 	}
 }
 
@@ -186,6 +184,131 @@ func testDeliverSigned(t *testing.T, b *bundle, d *webhook.Deliverer) {
 	if !reflect.DeepEqual(dl["payload"], ev) || headers["webhook-signature"] != got[0].header.Get("webhook-signature") ||
 		dl["status"] != "succeeded" || dl["response_status"] != 200.0 || dl["next_retry_at"] != nil || dl["event_id"] != ev["id"] {
 		t.Fatalf("delivery %v does not match what was sent: %s", dl, got[0].body)
+	}
+}
+
+// testDeliverWallTime moves the dev clock two hours ahead through
+// POST /devnet/clock: the event and its delivery are dated on the service
+// clock, but webhook-timestamp is the real time, so the official library
+// (five minutes' tolerance on the real clock) accepts the delivery, and a
+// test send too.
+func testDeliverWallTime(t *testing.T, b *bundle, d *webhook.Deliverer) {
+	c := clTest{t, b}
+	moved := c.data(request{method: "POST", path: "/devnet/clock", body: `{"advance_seconds":7200}`}, 200)
+	biz := b.newBusiness(true)
+	rc := newReceiver(t)
+	hook, secret := b.endpoint(t, biz.live, rc, payd.EventCustomerCreated)
+	b.customer(t, biz.live)
+	run(t, d)
+	c.data(request{method: "POST", path: "/webhooks/" + hook + "/test", key: biz.live}, 201)
+	got := rc.requests()
+	if len(got) != 2 {
+		t.Fatalf("receiver got %d requests, want 2", len(got))
+	}
+	for _, r := range got {
+		verify(t, b, secret, r)
+		var ev map[string]any
+		if err := json.Unmarshal(r.body, &ev); err != nil {
+			t.Fatal(err)
+		}
+		if created := timeOf(t, ev["created_at"]); created.Before(timeOf(t, moved["now"])) {
+			t.Fatalf("event created_at %v is not on the service clock (moved to %v)", ev["created_at"], moved["now"])
+		}
+	}
+	dl := b.deliveries(t, biz.live, hook)[0]
+	if at := attemptAt(t, dl["attempts"].([]any)[0]); at.Before(timeOf(t, moved["now"])) {
+		t.Fatalf("the attempt is dated %s, before the service clock's %v", at, moved["now"])
+	}
+}
+
+// testDeliverErrorWords sends to a name that does not resolve and to a
+// receiver answering 500: the delivery log says "dns failure" and
+// "http 500", never the resolver's address that Go's error names; payd's
+// log has the detail with the delivery's id.
+func testDeliverErrorWords(t *testing.T, b *bundle, _ *webhook.Deliverer) {
+	c := clTest{t, b}
+	biz := b.newBusiness(true)
+	rc := newReceiver(t)
+	rc.status.Store(500)
+	for url, want := range map[string]string{"http://hooks.payd-test.invalid/hook": "dns failure", rc.URL + "/hook": "http 500"} {
+		hook := c.data(postWebhook(biz.live, map[string]any{"url": url, "event_types": []string{"*"}}), 201)["id"].(string)
+		r := b.do(request{method: "POST", path: "/webhooks/" + hook + "/test", key: biz.live})
+		dl := c.dataOf(r, 201)
+		if got := dl["attempts"].([]any)[0].(map[string]any)["error"]; got != want || strings.Contains(string(r.body), "lookup") {
+			t.Fatalf("%s: attempt error %v, want %q: %s", url, got, want, r.body)
+		}
+		if want == "dns failure" && !strings.Contains(b.logs.String(), "delivery="+dl["id"].(string)) {
+			t.Fatalf("the log lacks the failed attempt of %s:\n%s", dl["id"], b.logs.String())
+		}
+	}
+}
+
+// testDeliverPayloadAccess reads the deliveries of a customer event and a
+// link event with keys of different areas: webhooks:read alone must not
+// read the customer's email through the payload, and sees data reduced
+// to the subject's id; a key that can read the area sees it all, in the
+// list and by id.
+func testDeliverPayloadAccess(t *testing.T, b *bundle, d *webhook.Deliverer) {
+	c := clTest{t, b}
+	biz := b.newBusiness(true)
+	rc := newReceiver(t)
+	hook, _ := b.endpoint(t, biz.live, rc, "*")
+	cst := b.customer(t, biz.live)
+	lnk := c.data(request{method: "POST", path: "/links", key: biz.live,
+		body: jsonBody(map[string]any{"name": "Print", "amount": 500, "currency": "USD"})}, 201)["id"].(string)
+	run(t, d)
+	hooksOnly := b.restricted(biz, "webhooks:read")
+	withCustomers := b.restricted(biz, "webhooks:read,customers:read")
+	full := map[string]bool{cst: true, lnk: true}
+	for key, sees := range map[string]map[string]bool{biz.live: full, hooksOnly: {}, withCustomers: {cst: true}} {
+		list := b.deliveries(t, key, hook)
+		if len(list) != 2 {
+			t.Fatalf("%d deliveries, want 2", len(list))
+		}
+		for _, dl := range list {
+			one := c.data(request{method: "GET", path: "/webhook-deliveries/" + dl["id"].(string), key: key}, 200)
+			for _, got := range []map[string]any{dl, one} {
+				payload := got["payload"].(map[string]any)
+				data := payload["data"].(map[string]any)
+				subject := payload["subject"].(map[string]any)["id"].(string)
+				if sees[subject] != (len(data) > 1) || data["id"] != subject || payload["type"] != got["event_type"] {
+					t.Fatalf("key %s, subject %s (may read it: %v): payload %v", key[:12], subject, sees[subject], payload)
+				}
+				if _, email := data["email"]; email != (sees[subject] && subject == cst) {
+					t.Fatalf("key %s: customer email shown %v: %v", key[:12], email, data)
+				}
+			}
+		}
+	}
+}
+
+// TestPayloadFor checks the reduced payload byte for byte: field order
+// kept, data reduced to the subject's id, a customer actor's email
+// withheld from a key that cannot read customers, test payloads as sent.
+func TestPayloadFor(t *testing.T) {
+	ev := &payd.Event{ID: "evt_1", Type: payd.EventCustomerCreated, SubjectKind: "customer", SubjectID: "cst_1",
+		Data: []byte(`{"id":"cst_1","email":"ada@example.com"}`), Actor: payd.Actor{Kind: payd.ActorCustomer, Name: "ada@example.com"},
+		CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	raw, err := payd.EventPayload(ev, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &payd.WebhookDelivery{SubjectKind: "customer", SubjectID: "cst_1", Payload: raw}
+	hooks := &payd.APIKey{Kind: payd.KeyRestricted, Permissions: payd.Permissions{payd.AreaWebhooks: payd.AccessRead}}
+	want := `{"id":"evt_1","kind":"event","type":"customer.created","subject":{"kind":"customer","id":"cst_1"},"data":{"id":"cst_1"},` +
+		`"actor":{"kind":"customer","id":null,"name":null},"mode":"live","api_version":"v1","created_at":"2026-01-02T03:04:05.000Z"}`
+	if got, err := payloadFor(d, hooks); err != nil || string(got) != want {
+		t.Errorf("reduced payload\n%s (%v), want\n%s", got, err, want)
+	}
+	for _, k := range []*payd.APIKey{{Kind: payd.KeySecret},
+		{Kind: payd.KeyRestricted, Permissions: payd.Permissions{payd.AreaCustomers: payd.AccessRead}}} {
+		if got, _ := payloadFor(d, k); string(got) != string(raw) {
+			t.Errorf("%v sees %s, want the payload as sent", k.Permissions, got)
+		}
+	}
+	d.Test = true
+	if got, _ := payloadFor(d, hooks); string(got) != string(raw) {
+		t.Errorf("a test payload was reduced: %s", got)
 	}
 }
 
@@ -247,6 +370,16 @@ func (b *bundle) failedOnce(t *testing.T, d *webhook.Deliverer) (biz *testBusine
 	b.customer(t, biz.live)
 	run(t, d)
 	return biz, rc, hook, secret
+}
+
+// timeOf reads a timestamp of the API.
+func timeOf(t *testing.T, v any) time.Time {
+	t.Helper()
+	at, err := time.Parse(timeLayout, v.(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
 }
 
 // attemptAt reads an attempt's at.

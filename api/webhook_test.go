@@ -139,6 +139,8 @@ func testWebhookFields(t *testing.T, b *bundle, biz *testBusiness) {
 		{map[string]any{"url": "hooks.example.com/x", "event_types": types}, "url"},
 		{map[string]any{"url": "https://user:pw@hooks.example.com", "event_types": types}, "url"},
 		{map[string]any{"url": "https://hooks.example.com/#top", "event_types": types}, "url"},
+		{map[string]any{"url": "http://127.0.0.1:0/hook", "event_types": types}, "url"},
+		{map[string]any{"url": "https://hooks.example.com:99999/", "event_types": types}, "url"},
 		{map[string]any{"url": "https://hooks.example.com/" + strings.Repeat("a", payd.MaxURLLength), "event_types": types}, "url"},
 		{map[string]any{"url": "https://hooks.example.com"}, "event_types"},
 		{map[string]any{"url": "https://hooks.example.com", "event_types": []string{}}, "event_types"},
@@ -257,7 +259,8 @@ func testProductionWebhookURLs(t *testing.T, b *bundle) {
 	p.doc, p.router = loadRouter(t, p.base)
 	c, biz := clTest{t, p}, b.newBusiness(true)
 	for _, u := range []string{"http://hooks.example.com/", "https://127.0.0.1/", "https://localhost:8443/", "https://10.1.2.3/",
-		"https://[::1]/", "https://169.254.169.254/latest/meta-data", "https://intranet/hook", "https://127.1/", "https://svc.internal/"} {
+		"https://[::1]/", "https://169.254.169.254/latest/meta-data", "https://intranet/hook", "https://127.1/", "https://svc.internal/",
+		"https://hooks.example.com:0/", "https://168.63.129.16/", "https://[3fff::1]/"} {
 		c.call(postWebhook(biz.live, map[string]any{"url": u, "event_types": []string{"*"}}), 400, "invalid_request", "url")
 	}
 	id := c.data(postWebhook(biz.live, map[string]any{"url": "https://hooks.example.com:8443/in", "event_types": []string{"*"}}), 201)["id"]
@@ -267,13 +270,16 @@ func testProductionWebhookURLs(t *testing.T, b *bundle) {
 // TestCheckWebhookURL is the table of production's URL rules.
 func TestCheckWebhookURL(t *testing.T) {
 	ok := []string{"https://hooks.example.com/in", "https://example.com:8443/a?b=c", "https://8.8.8.8/", "https://[2606:4700::1111]/",
-		"https://bücher.example/", "https://a.b.c.example.co.uk/x", "https://example.com./", "https://1password.com/"}
+		"https://bücher.example/", "https://a.b.c.example.co.uk/x", "https://example.com./", "https://1password.com/",
+		"https://example.com:1/", "https://example.com:65535/", "https://example.com:/", "https://[64:ff9b::808:808]/"}
 	bad := []string{"", "http://example.com/", "https://localhost/", "https://LOCALHOST./", "https://a.localhost/", "https://0.0.0.0/",
 		"https://127.0.0.1/", "https://[::ffff:127.0.0.1]/", "https://[::1]/", "https://[fe80::1%25en0]/", "https://[fd00::1]/",
 		"https://172.16.0.1/", "https://192.168.0.1/", "https://100.64.0.1/", "https://224.0.0.1/", "https://255.255.255.255/",
 		"https://2130706433/", "https://0x7f000001/", "https://127.1/", "https://0177.0.0.1/", "https://metadata/",
 		"https://printer.local/", "https://db.internal/", "https://nas.home.arpa/", "https://[64:ff9b::a00:1]/", "https://[2002:a00:1::]/",
-		"https://example.com/#x", "https://u@example.com/", "https:///path", "https://:443/", "mailto:a@example.com", "https://exa mple.com/"}
+		"https://example.com/#x", "https://u@example.com/", "https:///path", "https://:443/", "mailto:a@example.com", "https://exa mple.com/",
+		"https://example.com:0/", "https://example.com:99999/", "https://example.com:65536/", "https://[2001:db8::1]:0/",
+		"https://168.63.129.16/", "https://192.88.99.1/", "https://[3fff::1]/", "https://[4000::1]/"}
 	for _, u := range ok {
 		if err := payd.CheckWebhookURL(u, false); err != nil {
 			t.Errorf("%q refused: %v", u, err)
@@ -288,6 +294,12 @@ func TestCheckWebhookURL(t *testing.T) {
 	for _, u := range []string{"http://127.0.0.1:8080/hook", "https://localhost/", "http://payd-receiver/x"} {
 		if err := payd.CheckWebhookURL(u, true); err != nil {
 			t.Errorf("dev refused %q: %v", u, err)
+		}
+	}
+	for _, u := range []string{"http://127.0.0.1:0/hook", "http://127.0.0.1:99999/hook", "https://localhost:00000/"} {
+		var pe *payd.Error
+		if err := payd.CheckWebhookURL(u, true); !errors.As(err, &pe) || pe.Field != "url" {
+			t.Errorf("dev: %q: got %v, want an invalid_request on url", u, err)
 		}
 	}
 }

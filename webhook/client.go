@@ -134,7 +134,7 @@ func proxyFunc(opts ClientOptions) func(*http.Request) (*url.URL, error) {
 func checkScheme(raw string, allowPrivate bool) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("webhook: bad endpoint URL: %w", err)
+		return nil, fmt.Errorf("%w: %w", errBadURL, err)
 	}
 	ok := u.Scheme == "https" || (allowPrivate && u.Scheme == "http")
 	if !ok || u.Host == "" || u.Opaque != "" {
@@ -203,7 +203,7 @@ func (s *Sender) post(ctx context.Context, rawURL string, headers http.Header, b
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return Result{Err: err}
+		return Result{Err: fmt.Errorf("%w: %w", errBadURL, err)}
 	}
 	req.Header = headers.Clone()
 	if req.Header == nil {

@@ -39,6 +39,11 @@ type DelivererOptions struct {
 	// A slow or dead endpoint thus holds a few slots and connections,
 	// never the rest.
 	PerEndpoint int
+	// Wall is the real time, which alone stamps webhook-timestamp: a
+	// receiver checks it against its own clock (spec 6.2, five minutes),
+	// so it must not follow the service clock, which POST /devnet/clock
+	// moves ahead. Nil means clock.Real; only tests set it.
+	Wall clock.Clock
 }
 
 func (o DelivererOptions) withDefaults() DelivererOptions {
@@ -59,6 +64,9 @@ func (o DelivererOptions) withDefaults() DelivererOptions {
 	}
 	if o.PerEndpoint <= 0 {
 		o.PerEndpoint = 64
+	}
+	if o.Wall == nil {
+		o.Wall = clock.Real{}
 	}
 	return o
 }
@@ -443,21 +451,37 @@ func (d *Deliverer) deliver(ctx context.Context, e *payd.WebhookEndpoint, dl *pa
 
 // Attempt posts dl's payload to e now, signed with the secrets e signs
 // with at this moment and a fresh webhook-timestamp; webhook-id is the
-// event id, the same on every attempt. See payd.DeliverySender.
+// event id, the same on every attempt. See payd.DeliverySender. The
+// timestamp is the real time of the attempt (DelivererOptions.Wall);
+// everything payd itself schedules or records (the attempt's time, the
+// secrets' overlap, retries) stays on the service clock.
 func (d *Deliverer) Attempt(ctx context.Context, e *payd.WebhookEndpoint, dl *payd.WebhookDelivery, trigger string) (payd.DeliveryAttempt, map[string]string, time.Time) {
 	now := d.clock.Now()
 	a := payd.DeliveryAttempt{At: now, Trigger: trigger}
-	h, err := Headers(dl.EventID, now, dl.Payload, e.Secrets(now))
+	h, err := Headers(dl.EventID, d.opts.Wall.Now(), dl.Payload, e.Secrets(now))
 	if err != nil {
-		a.Error = err.Error()
+		a.Error = payd.AttemptInternalError
+		d.log.Error("webhook attempt not signed", attemptAttrs(e, dl, trigger), slog.Any("error", err))
 		return a, nil, now
 	}
 	res := d.sender.Post(ctx, e.URL, h, dl.Payload)
 	a.ResponseStatus, a.DurationMS = res.Status, res.Duration.Milliseconds()
-	if res.Err != nil {
-		a.Error = errorText(res.Err)
+	switch {
+	case res.Err != nil:
+		a.Error = Reason(res.Err)
+		d.log.Info("webhook attempt failed", attemptAttrs(e, dl, trigger),
+			slog.String("reason", a.Error), slog.Any("error", res.Err))
+	case !res.OK():
+		a.Error = payd.AttemptHTTPStatus(res.Status)
 	}
 	return a, flatHeaders(h), d.clock.Now()
+}
+
+// attemptAttrs names an attempt in the log, so that an operator can find
+// the detail behind what the delivery log shows.
+func attemptAttrs(e *payd.WebhookEndpoint, dl *payd.WebhookDelivery, trigger string) slog.Attr {
+	return slog.Group("attempt", slog.String("delivery", dl.ID), slog.String("endpoint", e.ID),
+		slog.String("business", dl.BusinessID), slog.String("event", dl.EventID), slog.String("trigger", trigger))
 }
 
 // Retry is the schedule of spec 6.3 (NextAttempt).
@@ -471,14 +495,4 @@ func flatHeaders(h http.Header) map[string]string {
 		out[strings.ToLower(k)] = h.Get(k)
 	}
 	return out
-}
-
-// errorText is a failure's reason for the delivery log, shortened so a
-// long wrapped error cannot bloat every row.
-func errorText(err error) string {
-	s := err.Error()
-	if len(s) > 300 {
-		s = s[:300]
-	}
-	return s
 }

@@ -65,7 +65,7 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	}
 	port, err := strconv.ParseUint(portText, 10, 16)
 	if err != nil {
-		return nil, fmt.Errorf("webhook: bad port in %q: %w", addr, err)
+		return nil, fmt.Errorf("%w: bad port in %q: %w", errBadURL, addr, err)
 	}
 	ips, err := d.resolve(ctx, network, host)
 	if err != nil {

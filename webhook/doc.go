@@ -10,9 +10,11 @@
 // Sending is the one place payd connects to an address chosen by a
 // customer of the service, so it is built to be safe against server-side
 // request forgery: outside development every connection is checked at
-// connect time against a table of forbidden address ranges (loopback,
-// private, link-local, carrier-grade NAT, multicast, cloud metadata,
-// IPv6 forms that embed a forbidden IPv4 address, and reserved ranges), the
+// connect time against the table of forbidden address ranges that the
+// endpoint's URL was checked against when it was saved
+// (payd.ForbiddenAddress: loopback, private, link-local, carrier-grade
+// NAT, multicast, cloud metadata, IPv6 forms that embed a forbidden IPv4
+// address, and reserved ranges), the
 // address checked is the address dialled (so DNS rebinding fails),
 // redirects are never followed, the response read is capped and proxies
 // come only from configuration, never from the environment.
