@@ -17,36 +17,35 @@ func PostgresRows(t testing.TB, dsn string) []string {
 		t.Fatal(err)
 	}
 	defer sdb.Close()
-	rows, err := sdb.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tables []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			t.Fatal(err)
-		}
-		tables = append(tables, name)
-	}
-	rows.Close()
+	tables := texts(t, sdb, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)
 	if !slices.Contains(tables, "wallet_keys") {
 		t.Fatalf("tables %v: the schema was not found", tables)
 	}
 	var out []string
 	for _, table := range tables {
-		r, err := sdb.Query(`SELECT lower(CAST(t AS TEXT)) FROM "` + table + `" t`)
-		if err != nil {
+		out = append(out, texts(t, sdb, `SELECT lower(CAST(t AS TEXT)) FROM "`+table+`" t`)...)
+	}
+	return out
+}
+
+// texts returns the one text column of every row q selects.
+func texts(t testing.TB, db *sql.DB, q string) []string {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
 			t.Fatal(err)
 		}
-		for r.Next() {
-			var s string
-			if err := r.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, s)
-		}
-		r.Close()
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
