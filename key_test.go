@@ -91,7 +91,7 @@ func TestParseAPIKeyRefuses(t *testing.T) {
 		"no separator":      "sktest_" + good[7:] + "A",
 		"wrong checksum":    body + "000000",
 		"non-base62 body":   good[:10] + "-" + good[11:],
-		"non-base62 sum":    body[:len(body)] + "AAAAA_",
+		"non-base62 sum":    body + "AAAAA_",
 		"non-ASCII":         good[:10] + "é" + good[12:],
 		"space":             " " + good[1:],
 		"bearer prefix":     "Bearer " + good,

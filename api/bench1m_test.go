@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -138,16 +137,7 @@ func resetBenchDB(t *testing.T, dialect, dsn, name string) {
 		}
 		return
 	}
-	admin, err := sql.Open("pgx", os.Getenv(storetest.PostgresEnv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	for _, stmt := range []string{"DROP SCHEMA IF EXISTS " + name + " CASCADE", "CREATE SCHEMA " + name} {
-		if _, err := admin.Exec(stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	storetest.ResetPostgresSchema(t, name)
 }
 
 func readSummary(path string) (*seed.Summary, error) {

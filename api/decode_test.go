@@ -97,7 +97,8 @@ type decodeReq struct {
 	Num      json.Number       `json:"num"`
 	Wrapped  *decodeWrapped    `json:"wrapped"`
 	Untagged string
-	hidden   string
+	//lint:ignore U1000 never read: the case "unexported" checks that its name is an unknown field
+	hidden string
 }
 
 // TestDecodeJSONAccepts checks bodies that must decode, and what they

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"payd"
+	"payd/clock"
 	"payd/store"
 	"payd/store/storetest"
 	"payd/webhook"
@@ -147,7 +148,7 @@ func testDeliverSlow(t *testing.T, b *bundle, d *webhook.Deliverer) {
 	b.endpoint(t, biz.live, slow, payd.EventCustomerCreated)
 	b.endpoint(t, biz.live, fast, payd.EventCustomerCreated)
 	b.customer(t, biz.live)
-	start := time.Now()
+	start := clock.Real{}.Now()
 	run(t, d)
 	f, s := fast.requests(), slow.requests()
 	if len(f) != 1 || len(s) != 1 {

@@ -17,6 +17,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"payd"
+	"payd/clock"
 	"payd/store"
 	"payd/store/storetest"
 	"payd/webhook"
@@ -79,14 +80,14 @@ func newReceiver(t *testing.T) *receiver {
 	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		if rc.delay > 0 {
-			time.Sleep(rc.delay)
+			clock.Sleep(clock.Real{}, rc.delay, nil)
 		}
 		if rc.during != nil {
 			rc.during()
 		}
 		status := int(rc.status.Load())
 		rc.mu.Lock()
-		rc.got = append(rc.got, received{r.Header.Clone(), body, time.Now(), status})
+		rc.got = append(rc.got, received{r.Header.Clone(), body, clock.Real{}.Now(), status})
 		rc.mu.Unlock()
 		w.WriteHeader(status)
 	}))
@@ -417,15 +418,4 @@ func testDeliverList(t *testing.T, b *bundle, d *webhook.Deliverer) {
 	ro := b.restricted(biz, "webhooks:read")
 	c.call(request{method: "GET", path: "/webhook-deliveries/" + id, key: ro}, 200)
 	c.call(request{method: "POST", path: "/webhook-deliveries/" + id + "/resend", key: ro}, 403, "permission_denied")
-}
-
-// eventually reports whether cond held within a few seconds.
-func eventually(cond func() bool) bool {
-	for range 100 {
-		if cond() {
-			return true
-		}
-		time.Sleep(30 * time.Millisecond)
-	}
-	return false
 }

@@ -197,7 +197,7 @@ func TestIdempotency(t *testing.T) {
 			}
 			b.clock.Advance(25 * time.Hour)
 			rp := NewReaper(db, b.clock, b.srv.log, time.Minute)
-			if err := rp.runOnce(context.Background()); err != nil {
+			if err := rp.RunOnce(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			held, err := db.ClaimIdempotencyKey(context.Background(), &payd.IdempotencyRecord{Scope: biz.biz.ID, Key: "k-exp",

@@ -3,11 +3,11 @@ package api
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"payd"
 	"payd/clock"
+	"payd/loop"
 )
 
 // ReaperStore is what the reaper deletes from.
@@ -24,9 +24,7 @@ type Reaper struct {
 	clock    clock.Clock
 	log      *slog.Logger
 	interval time.Duration
-
-	stop chan struct{}
-	wg   sync.WaitGroup
+	runner   loop.Runner
 }
 
 // NewReaper returns a reaper that runs every interval.
@@ -34,29 +32,24 @@ func NewReaper(st ReaperStore, clk clock.Clock, log *slog.Logger, interval time.
 	return &Reaper{store: st, clock: clk, log: log, interval: interval}
 }
 
-// Start runs the loop in the background until Stop.
+// Start runs the loop in the background until Stop or ctx ends: a pass
+// every interval, the first one interval after Start.
 func (rp *Reaper) Start(ctx context.Context) {
-	rp.stop = make(chan struct{})
-	rp.wg.Add(1)
-	go func() {
-		defer rp.wg.Done()
-		for clock.Sleep(rp.clock, rp.interval, rp.stop) {
-			if err := rp.runOnce(ctx); err != nil {
+	rp.runner.Start(ctx, func(ctx context.Context) {
+		for clock.Sleep(rp.clock, rp.interval, ctx.Done()) {
+			if err := rp.RunOnce(ctx); err != nil {
 				rp.log.Error("reaper", slog.Any("error", err))
 			}
 		}
-	}()
+	})
 }
 
 // Stop ends the loop and waits for a pass in progress to finish.
-func (rp *Reaper) Stop() {
-	close(rp.stop)
-	rp.wg.Wait()
-}
+func (rp *Reaper) Stop() { rp.runner.Stop() }
 
-// runOnce deletes what has expired by now.
-func (rp *Reaper) runOnce(ctx context.Context) (err error) {
-	defer payd.Wrap(&err, "api.Reaper.runOnce")
+// RunOnce deletes what has expired by now.
+func (rp *Reaper) RunOnce(ctx context.Context) (err error) {
+	defer payd.Wrap(&err, "api.Reaper.RunOnce")
 	now := rp.clock.Now()
 	n, err := rp.store.DeleteExpiredIdempotencyKeys(ctx, now)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"payd"
 	"payd/clock"
+	"payd/loop"
 )
 
 // Refresher defaults and fixed policy; docs/rates.md explains each.
@@ -52,8 +53,7 @@ type Refresher struct {
 	// has a single writer.
 	runMu sync.Mutex
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	runner loop.Runner
 }
 
 // NewRefresher returns a refresher over sources, asking each whether it is
@@ -76,25 +76,25 @@ func NewRefresher(sources []payd.RateSource, store payd.RateStore, clk clock.Clo
 // first refresh runs before Start returns (at most FetchTimeout), because
 // until it succeeds every checkout would fail anyway.
 func (r *Refresher) Start(ctx context.Context) {
-	loaded := r.load(ctx)
-	if !loaded {
-		_ = r.runOnce(ctx)
+	ready := make(chan struct{})
+	if r.runner.Start(ctx, func(ctx context.Context) { r.background(ctx, ready) }) {
+		<-ready
 	}
-	ctx, r.cancel = context.WithCancel(ctx)
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		r.loop(ctx, loaded)
-	}()
 }
 
 // Stop ends the loop and waits for a refresh in progress to wind down;
 // pending fetches are abandoned at once, so that is at most one store write.
-func (r *Refresher) Stop() {
-	if r.cancel != nil {
-		r.cancel()
+func (r *Refresher) Stop() { r.runner.Stop() }
+
+// background loads the stored snapshot and, when there is none, refreshes
+// before closing ready (Start waits for it); then it loops.
+func (r *Refresher) background(ctx context.Context, ready chan<- struct{}) {
+	loaded := r.load(ctx)
+	if !loaded {
+		_ = r.RunOnce(ctx)
 	}
-	r.wg.Wait()
+	close(ready)
+	r.loop(ctx, loaded)
 }
 
 // loop refreshes at once when Start did not, then on every tick.
@@ -102,14 +102,14 @@ func (r *Refresher) loop(ctx context.Context, refreshNow bool) {
 	t := r.clock.NewTicker(r.interval)
 	defer t.Stop()
 	if refreshNow {
-		_ = r.runOnce(ctx)
+		_ = r.RunOnce(ctx)
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C():
-			_ = r.runOnce(ctx)
+			_ = r.RunOnce(ctx)
 		}
 	}
 }
@@ -179,13 +179,13 @@ func (r *Refresher) unavailable(msg string) *payd.Error {
 	return &payd.Error{Code: payd.ErrUpstreamUnavailable, Message: msg, RetryAfter: r.interval}
 }
 
-// runOnce asks every source at once, combines the answers, stores the
+// RunOnce asks every source at once, combines the answers, stores the
 // snapshot and prunes old history. A source that fails is logged and
 // replaced by its kept report while that is valid, or left out; the
 // snapshot is kept in memory only once stored, so every id served can be
 // found in the store later. A refresh cut short by ctx (shutdown) makes
 // nothing and logs nothing: every failure in it would be ctx's.
-func (r *Refresher) runOnce(ctx context.Context) (err error) {
+func (r *Refresher) RunOnce(ctx context.Context) (err error) {
 	r.runMu.Lock()
 	defer r.runMu.Unlock()
 	defer func() {

@@ -74,7 +74,7 @@ func TestRefresherSkipsFailingSources(t *testing.T) {
 		return quotes(t, map[string]string{"GBP": "1.29"}), nil
 	}}
 	b := setup(t, failing("down"), absurd, gbp)
-	if err := b.r.runOnce(context.Background()); err != nil {
+	if err := b.r.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	x, err := b.r.Latest(context.Background())
@@ -112,13 +112,13 @@ func TestRefresherDoesNotWaitForAHangingSource(t *testing.T) {
 		}}
 		b := setup(t, hanging)
 		done := make(chan error)
-		go func() { done <- b.r.runOnce(context.Background()) }()
+		go func() { done <- b.r.RunOnce(context.Background()) }()
 		synctest.Wait() // static has answered; hanging has not
 		b.clock.Advance(FetchTimeout - time.Nanosecond)
 		synctest.Wait()
 		select {
 		case <-done:
-			t.Fatal("runOnce returned before the fetch timeout")
+			t.Fatal("RunOnce returned before the fetch timeout")
 		default:
 		}
 		b.clock.Advance(time.Nanosecond)
@@ -138,7 +138,7 @@ func TestRefresherDoesNotWaitForAHangingSource(t *testing.T) {
 func TestRefresherStaleRatesAreUnavailable(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	if err := b.r.runOnce(ctx); err != nil {
+	if err := b.r.RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
 	b.clock.Advance(DefaultMaxAge - time.Second)
@@ -160,8 +160,8 @@ func TestRefresherWithNoRatesAtAll(t *testing.T) {
 	b := setup(t, failing("down"))
 	b.static.Set(payd.Quotes{Coins: DevQuotes().Coins}) // no fiat: nothing can combine
 	ctx := context.Background()
-	if err := b.r.runOnce(ctx); err == nil || !strings.Contains(err.Error(), "no source reported EUR") {
-		t.Fatalf("runOnce = %v", err)
+	if err := b.r.RunOnce(ctx); err == nil || !strings.Contains(err.Error(), "no source reported EUR") {
+		t.Fatalf("RunOnce = %v", err)
 	}
 	_, err := b.r.Latest(ctx)
 	wantUnavailable(t, err)
@@ -175,19 +175,19 @@ func TestRefresherWithNoRatesAtAll(t *testing.T) {
 func TestRefresherKeepsTheLastSnapshotWhenARefreshFails(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
-	if err := b.r.runOnce(ctx); err != nil {
+	if err := b.r.RunOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
 	first, _ := b.r.Latest(ctx)
 	b.static.Set(payd.Quotes{Fiat: DevQuotes().Fiat})
 	b.clock.Advance(time.Minute)
-	if err := b.r.runOnce(ctx); err == nil {
-		t.Fatal("runOnce succeeded without coins")
+	if err := b.r.RunOnce(ctx); err == nil {
+		t.Fatal("RunOnce succeeded without coins")
 	}
 	b.store.fail = errors.New("disk full")
 	b.static.Set(DevQuotes())
-	if err := b.r.runOnce(ctx); err == nil || !strings.Contains(err.Error(), "disk full") {
-		t.Fatalf("runOnce = %v", err)
+	if err := b.r.RunOnce(ctx); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("RunOnce = %v", err)
 	}
 	if x, _ := b.r.Latest(ctx); x != first {
 		t.Errorf("Latest = %s, want the first snapshot %s", x.ID, first.ID)
@@ -200,7 +200,7 @@ func TestRefresherPrunesHistory(t *testing.T) {
 	old := &payd.ExchangeRates{ID: "xr_old", CreatedAt: now.Add(-History - time.Second)}
 	recent := &payd.ExchangeRates{ID: "xr_recent", CreatedAt: now.Add(-History + time.Second)}
 	b.store.rows = []*payd.ExchangeRates{old, recent}
-	if err := b.r.runOnce(context.Background()); err != nil {
+	if err := b.r.RunOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	var ids []string

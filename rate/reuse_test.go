@@ -57,7 +57,7 @@ func TestCombineMarksCachedReports(t *testing.T) {
 // wantSnapshot refreshes and checks the snapshot's sources and one value.
 func wantSnapshot(t *testing.T, b *refresherBundle, sources []string, check func(*payd.ExchangeRates) bool) {
 	t.Helper()
-	if err := b.r.runOnce(context.Background()); err != nil {
+	if err := b.r.RunOnce(context.Background()); err != nil {
 		t.Fatalf("at +%s: %v", b.clock.Now().Sub(fileDay), err)
 	}
 	x, err := b.r.Fresh(context.Background())
@@ -109,13 +109,13 @@ func TestRefresherReusesTheECBReportForFourDays(t *testing.T) {
 	// Four days after the fetch the report has expired: no fiat, no snapshot.
 	b.clock.Advance(time.Second)
 	last, _ := b.r.Latest(context.Background())
-	err := b.r.runOnce(context.Background())
+	err := b.r.RunOnce(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "no source reported EUR, GBP, CAD, AUD") {
-		t.Fatalf("runOnce at +4d = %v", err)
+		t.Fatalf("RunOnce at +4d = %v", err)
 	}
 	b.clock.Advance(DefaultInterval)
-	if err := b.r.runOnce(context.Background()); err == nil {
-		t.Fatal("runOnce after the expiry succeeded")
+	if err := b.r.RunOnce(context.Background()); err == nil {
+		t.Fatal("RunOnce after the expiry succeeded")
 	}
 	if x, _ := b.r.Latest(context.Background()); x != last {
 		t.Errorf("Latest = %s, want the last snapshot made %s", x.ID, last.ID)
@@ -204,8 +204,8 @@ func TestRefresherCutShortMakesAndLogsNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	b.clock.Advance(time.Minute)
-	if err := b.r.runOnce(ctx); !errors.Is(err, context.Canceled) {
-		t.Errorf("runOnce = %v, want context.Canceled", err)
+	if err := b.r.RunOnce(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("RunOnce = %v, want context.Canceled", err)
 	}
 	if b.store.len() != 1 || b.logged() != "" {
 		t.Errorf("%d snapshots; log:\n%s", b.store.len(), b.logged())

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"payd/clock"
+	"payd/loop"
 )
 
 const (
@@ -38,8 +39,7 @@ type checkpointer struct {
 	clock   clock.Clock
 	log     *slog.Logger
 	kicks   chan struct{}
-	stop    chan struct{}
-	stopped chan struct{}
+	runner  loop.Runner
 	// tailDue tells the writer that a checkpoint has run over a WAL of
 	// walRestartBytes or more and asks it to finish it (see
 	// writer.finishCheckpoint).
@@ -50,16 +50,17 @@ type checkpointer struct {
 	passes atomic.Int64
 }
 
-// newCheckpointer starts the background checkpoint loop on conn.
+// newCheckpointer starts the background checkpoint loop on conn; it runs
+// until close, not until ctx (Open's) ends.
 func newCheckpointer(ctx context.Context, conn *sql.DB, path string, clk clock.Clock, log *slog.Logger) (*checkpointer, error) {
 	var pageSize int
 	if err := conn.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
 		return nil, err
 	}
 	c := &checkpointer{conn: conn, walPath: path + "-wal", clock: clk, log: log,
-		kicks: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
+		kicks: make(chan struct{}, 1)}
 	c.restartFrames.Store(int64(walRestartBytes / (pageSize + walFrameHeader)))
-	go c.run()
+	c.Start(context.WithoutCancel(ctx))
 	return c, nil
 }
 
@@ -67,23 +68,36 @@ func newCheckpointer(ctx context.Context, conn *sql.DB, path string, clk clock.C
 // in the WAL.
 const walFrameHeader = 24
 
+// Start runs the loop in the background until Stop or ctx ends.
+func (c *checkpointer) Start(ctx context.Context) { c.runner.Start(ctx, c.run) }
+
+// Stop ends the loop and waits for a checkpoint in progress.
+func (c *checkpointer) Stop() { c.runner.Stop() }
+
 // run checkpoints every tick of the service clock and whenever kicked.
-func (c *checkpointer) run() {
-	defer close(c.stopped)
+func (c *checkpointer) run(ctx context.Context) {
 	t := c.clock.NewTicker(checkpointEvery)
 	defer t.Stop()
 	for {
 		select {
-		case <-c.stop:
+		case <-ctx.Done():
 			return
 		case <-t.C():
 		case <-c.kicks:
 		}
-		if int64(c.checkpoint("PASSIVE")) >= c.restartFrames.Load() {
-			c.tailDue.Store(true)
-		}
-		c.passes.Add(1)
+		_ = c.RunOnce(ctx) // logged by checkpoint
 	}
+}
+
+// RunOnce runs one PASSIVE checkpoint and, when it ran over a WAL long
+// enough, asks the writer to finish it.
+func (c *checkpointer) RunOnce(context.Context) error {
+	frames, err := c.checkpoint("PASSIVE")
+	if int64(frames) >= c.restartFrames.Load() {
+		c.tailDue.Store(true)
+	}
+	c.passes.Add(1)
+	return err
 }
 
 // kick asks for a checkpoint soon if the WAL has grown large. It never
@@ -101,20 +115,20 @@ func (c *checkpointer) kick() {
 // checkpoint runs one checkpoint of the given mode and logs a failure; a
 // failed checkpoint only leaves the WAL longer until the next one. It
 // returns how many frames the WAL holds.
-func (c *checkpointer) checkpoint(mode string) (frames int) {
+func (c *checkpointer) checkpoint(mode string) (frames int, err error) {
 	var busy, logFrames, done int
-	err := c.conn.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &logFrames, &done)
+	err = c.conn.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &logFrames, &done)
 	if err != nil {
 		c.log.Warn("store: WAL checkpoint failed", "mode", mode, "error", err)
 	}
-	return logFrames
+	return logFrames, err
 }
 
 // close stops the loop and truncates the WAL to zero bytes, so that a
 // stopped service leaves a self-contained database file behind.
 func (c *checkpointer) close() error {
-	close(c.stop)
-	<-c.stopped
-	c.checkpoint("TRUNCATE")
+	c.Stop()
+	_, _ = c.checkpoint("TRUNCATE") // logged; the file stays consistent
+
 	return c.conn.Close()
 }

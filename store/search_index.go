@@ -4,11 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"payd"
 	"payd/clock"
+	"payd/loop"
 )
 
 // The search indexer (docs/search.md). Triggers put every created, changed
@@ -317,13 +317,10 @@ const (
 // current: Start it once per process; replicas on one PostgreSQL share the
 // queue safely.
 type SearchIndexer struct {
-	db    payd.SearchStore
-	clock clock.Clock
-	log   *slog.Logger
-
-	mu   sync.Mutex
-	stop context.CancelFunc
-	done chan struct{}
+	db     payd.SearchStore
+	clock  clock.Clock
+	log    *slog.Logger
+	runner loop.Runner
 }
 
 // NewSearchIndexer returns a stopped indexer over st.
@@ -332,37 +329,17 @@ func NewSearchIndexer(st payd.SearchStore, clk clock.Clock, log *slog.Logger) *S
 }
 
 // Start runs the loop until Stop or ctx ends. Starting twice is a no-op.
-func (x *SearchIndexer) Start(ctx context.Context) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.stop != nil {
-		return
-	}
-	ctx, x.stop = context.WithCancel(ctx)
-	x.done = make(chan struct{})
-	go x.run(ctx, x.done)
-}
+func (x *SearchIndexer) Start(ctx context.Context) { x.runner.Start(ctx, x.run) }
 
 // Stop ends the loop and waits for its current batch.
-func (x *SearchIndexer) Stop() {
-	x.mu.Lock()
-	stop, done := x.stop, x.done
-	x.stop = nil
-	x.mu.Unlock()
-	if stop != nil {
-		stop()
-		<-done
-	}
-}
+func (x *SearchIndexer) Stop() { x.runner.Stop() }
 
 // run indexes batch after batch while the queue is full, then waits a tick.
-func (x *SearchIndexer) run(ctx context.Context, done chan struct{}) {
-	defer close(done)
+func (x *SearchIndexer) run(ctx context.Context) {
 	t := x.clock.NewTicker(searchIndexEvery)
 	defer t.Stop()
 	for {
-		for x.RunOnce(ctx) == searchIndexBatch {
-		}
+		_ = x.RunOnce(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -371,12 +348,17 @@ func (x *SearchIndexer) run(ctx context.Context, done chan struct{}) {
 	}
 }
 
-// RunOnce indexes one batch and returns how many queue entries it handled;
-// a failure is logged and retried on the next tick.
-func (x *SearchIndexer) RunOnce(ctx context.Context) int {
-	n, err := x.db.IndexSearch(ctx, searchIndexBatch)
-	if err != nil && ctx.Err() == nil {
-		x.log.WarnContext(ctx, "store: search indexing failed", "error", err)
+// RunOnce indexes batch after batch until one is not full, so the queue
+// was empty when it looked last. A failure is logged and also returned;
+// the loop retries on its next tick.
+func (x *SearchIndexer) RunOnce(ctx context.Context) error {
+	for {
+		n, err := x.db.IndexSearch(ctx, searchIndexBatch)
+		if err != nil && ctx.Err() == nil {
+			x.log.WarnContext(ctx, "store: search indexing failed", "error", err)
+		}
+		if err != nil || n < searchIndexBatch {
+			return err
+		}
 	}
-	return n
 }

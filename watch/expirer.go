@@ -8,6 +8,7 @@ import (
 
 	"payd"
 	"payd/clock"
+	"payd/loop"
 )
 
 // Expirer ends what the clock has run out on: quotes of checkouts still
@@ -15,11 +16,11 @@ import (
 // replica may run one: each change is made on rows read again in its own
 // transaction, so two expirers never both apply it.
 type Expirer struct {
-	store payd.Store
-	clock clock.Clock
-	log   *slog.Logger
-	opts  Options
-	loop  loop
+	store  payd.Store
+	clock  clock.Clock
+	log    *slog.Logger
+	opts   Options
+	runner loop.Runner
 }
 
 // NewExpirer returns an expirer.
@@ -29,12 +30,14 @@ func NewExpirer(st payd.Store, clk clock.Clock, log *slog.Logger, o Options) *Ex
 
 // Start runs the expirer in the background until Stop or ctx ends.
 func (e *Expirer) Start(ctx context.Context) {
-	e.loop.start(ctx, e.clock, e.opts.Interval, nil, e.log.With(slog.String("loop", "expirer")),
-		func(ctx context.Context, _ bool) error { return e.RunOnce(ctx) })
+	log := e.log.With(slog.String("loop", "expirer"))
+	e.runner.Start(ctx, func(ctx context.Context) {
+		every(ctx, e.clock, e.opts.Interval, nil, log, func(ctx context.Context, _ bool) error { return e.RunOnce(ctx) })
+	})
 }
 
 // Stop stops the expirer and waits for a run in progress to end.
-func (e *Expirer) Stop() { e.loop.stop() }
+func (e *Expirer) Stop() { e.runner.Stop() }
 
 // RunOnce ends every checkout and payment due at the clock's time.
 func (e *Expirer) RunOnce(ctx context.Context) error {

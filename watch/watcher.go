@@ -8,11 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"payd"
 	"payd/clock"
+	"payd/loop"
 	"payd/money"
 )
 
@@ -83,7 +83,7 @@ type Watcher struct {
 	log    *slog.Logger
 	opts   Options
 	holder string
-	loop   loop
+	runner loop.Runner
 	// lateDue is when a timed run next reads the ended checkouts too; only
 	// the loop's goroutine uses it.
 	lateDue time.Time
@@ -106,7 +106,8 @@ func (w *Watcher) Start(ctx context.Context) {
 	if c, ok := w.net.(changer); ok {
 		wake = c.Changed
 	}
-	w.loop.start(ctx, w.clock, w.opts.Interval, wake, w.log.With(slog.String("network", string(w.net.Name()))), w.tick)
+	log := w.log.With(slog.String("network", string(w.net.Name())))
+	w.runner.Start(ctx, func(ctx context.Context) { every(ctx, w.clock, w.opts.Interval, wake, log, w.tick) })
 }
 
 // tick is one run of the loop: all watched checkouts when the network
@@ -127,7 +128,7 @@ func (w *Watcher) tick(ctx context.Context, woken bool) error {
 }
 
 // Stop stops the watcher and waits for a run in progress to end.
-func (w *Watcher) Stop() { w.loop.stop() }
+func (w *Watcher) Stop() { w.runner.Stop() }
 
 // RunOnce reads every watched deposit of the network once and applies
 // what changed. It does nothing while another replica holds the lease.
@@ -257,52 +258,28 @@ func storeOutcome(ctx context.Context, q payd.Queries, rec payd.EventRecorder, w
 	return nil
 }
 
-// loop runs a job every interval on the clock, or when wake fires (then
-// woken is true), until stopped. A failing run is logged and the next one
-// tries again. The first run counts as woken.
-type loop struct {
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-func (l *loop) start(ctx context.Context, clk clock.Clock, every time.Duration, wake func() <-chan struct{},
+// every runs run at once (woken), then every interval on the clock, or
+// when wake fires (then woken is true), until ctx ends. A failing run is
+// logged and the next one tries again.
+func every(ctx context.Context, clk clock.Clock, interval time.Duration, wake func() <-chan struct{},
 	log *slog.Logger, run func(ctx context.Context, woken bool) error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ctx, l.cancel = context.WithCancel(ctx)
-	l.done = make(chan struct{})
-	go func() {
-		defer close(l.done)
-		t := clk.NewTicker(every)
-		defer t.Stop()
-		for woken := true; ; {
-			var woke <-chan struct{}
-			if wake != nil {
-				woke = wake()
-			}
-			if err := run(ctx, woken); err != nil && ctx.Err() == nil {
-				log.Error("background run failed", slog.Any("error", err))
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C():
-				woken = false
-			case <-woke:
-				woken = true
-			}
+	t := clk.NewTicker(interval)
+	defer t.Stop()
+	for woken := true; ; {
+		var woke <-chan struct{}
+		if wake != nil {
+			woke = wake()
 		}
-	}()
-}
-
-func (l *loop) stop() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.cancel == nil {
-		return
+		if err := run(ctx, woken); err != nil && ctx.Err() == nil {
+			log.Error("background run failed", slog.Any("error", err))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+			woken = false
+		case <-woke:
+			woken = true
+		}
 	}
-	l.cancel()
-	<-l.done
-	l.cancel = nil
 }

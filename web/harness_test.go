@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -41,9 +40,11 @@ func paydBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "payd")
-		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if p, err := exec.LookPath("go"); err == nil {
-			gobin = p
+		// go test puts its own GOROOT/bin first on the PATH of the test.
+		gobin, err := exec.LookPath("go")
+		if err != nil {
+			buildErr = err
+			return
 		}
 		cmd := exec.Command(gobin, "build", "-o", binPath, "payd/cmd/payd")
 		out, err := cmd.CombinedOutput()

@@ -43,7 +43,7 @@ func TestPostVerifiedByReceiver(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
-	h, err := Headers("evt_x", time.Now(), []byte(body), []string{newS, oldS})
+	h, err := Headers("evt_x", clock.Real{}.Now(), []byte(body), []string{newS, oldS})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"payd"
 	"payd/clock"
+	"payd/loop"
 )
 
 // DelivererOptions tune the delivery loop; zero values take the defaults.
@@ -85,12 +86,9 @@ type Deliverer struct {
 	opts   DelivererOptions
 	wg     sync.WaitGroup // attempts
 
-	slots slots
-	saver saver
-
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
+	slots  slots
+	saver  saver
+	runner loop.Runner
 }
 
 // NewDeliverer returns the delivery loop over st, sending with s.
@@ -108,20 +106,17 @@ var _ payd.DeliverySender = (*Deliverer)(nil)
 // RunOnce, a background run does not wait for its attempts: each ended
 // attempt frees its slot and wakes the loop, which claims more while due
 // work may be left; results are saved in batches by a second goroutine.
-func (d *Deliverer) Start(ctx context.Context) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	ctx, d.cancel = context.WithCancel(ctx)
-	d.done = make(chan struct{})
+func (d *Deliverer) Start(ctx context.Context) { d.runner.Start(ctx, d.background) }
+
+// background is the started loop: it ends once ctx has ended, the attempts
+// in flight have ended and their results are saved.
+func (d *Deliverer) background(ctx context.Context) {
 	stop, saved := make(chan struct{}), make(chan struct{})
 	go func() { defer close(saved); d.saver.loop(ctx, stop) }()
-	go func() {
-		defer close(d.done)
-		d.loop(ctx)
-		d.wg.Wait()
-		close(stop)
-		<-saved
-	}()
+	d.loop(ctx)
+	d.wg.Wait()
+	close(stop)
+	<-saved
 }
 
 // loop runs until ctx ends, in two goroutines so that a slow fan-out
@@ -188,16 +183,7 @@ func (d *Deliverer) logRun(ctx context.Context, err error) {
 // Stop ends the loop, waits for attempts in flight and saves the results
 // of those that ended. An attempt cut short is not recorded: its lease
 // lapses and it is made again.
-func (d *Deliverer) Stop() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.cancel == nil {
-		return
-	}
-	d.cancel()
-	<-d.done
-	d.cancel = nil
-}
+func (d *Deliverer) Stop() { d.runner.Stop() }
 
 // RunOnce fans out new events, attempts every due delivery, waits for the
 // attempts to end and saves them. Tests call it directly.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"payd/clock"
 )
 
 // The official library reads the real time to enforce its five-minute
@@ -39,7 +41,7 @@ func verify(t *testing.T, secret string, b []byte, h http.Header) error {
 
 func TestHeadersVerifiedByOfficialLibrary(t *testing.T) {
 	secret := mustSecret(t, 7)
-	h, err := Headers("evt_abc", time.Now(), []byte(body), []string{secret})
+	h, err := Headers("evt_abc", clock.Real{}.Now(), []byte(body), []string{secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func TestHeadersVerifiedByOfficialLibrary(t *testing.T) {
 
 func TestRotationBothSecretsVerify(t *testing.T) {
 	newSecret, oldSecret := mustSecret(t, 1), mustSecret(t, 2)
-	h, err := Headers("evt_rot", time.Now(), []byte(body), []string{newSecret, oldSecret})
+	h, err := Headers("evt_rot", clock.Real{}.Now(), []byte(body), []string{newSecret, oldSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func TestRotationBothSecretsVerify(t *testing.T) {
 
 func TestOfficialLibraryRefuses(t *testing.T) {
 	secret := mustSecret(t, 9)
-	now := time.Now()
+	now := clock.Real{}.Now()
 	h, err := Headers("evt_t", now, []byte(body), []string{secret})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"io"
 	"os"
@@ -129,7 +128,7 @@ func wantPhraseNowhere(t *testing.T, dsn, phrase, present string) {
 			t.Fatal("the SQLite file is empty")
 		}
 	} else {
-		haystacks = postgresRows(t, dsn)
+		haystacks = storetest.PostgresRows(t, dsn)
 	}
 	if !slices.ContainsFunc(haystacks, func(h string) bool { return strings.Contains(h, strings.ToLower(present)) }) {
 		t.Fatalf("the stored key %q was not found where the phrase is looked for", present)
@@ -141,49 +140,6 @@ func wantPhraseNowhere(t *testing.T, dsn, phrase, present string) {
 			}
 		}
 	}
-}
-
-// postgresRows returns every row of every table of the schema dsn names,
-// as text.
-func postgresRows(t *testing.T, dsn string) []string {
-	t.Helper()
-	sdb, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sdb.Close()
-	rows, err := sdb.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tables []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			t.Fatal(err)
-		}
-		tables = append(tables, name)
-	}
-	rows.Close()
-	if !slices.Contains(tables, "wallet_keys") {
-		t.Fatalf("tables %v: the schema was not found", tables)
-	}
-	var out []string
-	for _, table := range tables {
-		r, err := sdb.Query(`SELECT lower(CAST(t AS TEXT)) FROM "` + table + `" t`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for r.Next() {
-			var s string
-			if err := r.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, s)
-		}
-		r.Close()
-	}
-	return out
 }
 
 // TestBusinessCreateWalletText checks the words and the warning a person
