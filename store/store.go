@@ -34,6 +34,9 @@ type DB struct {
 	pool *queries
 	// dsn is the PostgreSQL DSN, for Lane.
 	dsn string
+	// keyIdentity fills in the identities of wallet keys stored before
+	// they were kept (migration 16); see SetKeyIdentity.
+	keyIdentity KeyIdentity
 
 	// SQLite only: the file, the writer and its connection, the checkpointer.
 	path       string

@@ -26,11 +26,18 @@ func openStore(ctx context.Context, cfg *Config, stderr io.Writer) (*store.DB, e
 	if err != nil {
 		return nil, err
 	}
-	if err := db.Migrate(ctx); err != nil {
+	if err := migrateStore(ctx, db); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// migrateStore brings db's schema up to date, with package hd reading the
+// wallet keys stored before their identities were (store.KeyIdentity).
+func migrateStore(ctx context.Context, db *store.DB) error {
+	db.SetKeyIdentity(hd.KeyIdentity)
+	return db.Migrate(ctx)
 }
 
 // newBusiness is what `business create` prints.
@@ -194,11 +201,11 @@ func generateWallet(businessID string, entropy io.Reader, now time.Time) (string
 	if err != nil {
 		return "", nil, err
 	}
-	keys := map[money.Network]string{}
+	keys, ids := map[money.Network]string{}, map[money.Network]string{}
 	for _, k := range hw.Keys() {
-		keys[k.Network()] = k.String()
+		keys[k.Network()], ids[k.Network()] = k.String(), k.Identity()
 	}
-	w, err := payd.NewWallet(businessID, keys, payd.WalletGenerated, now)
+	w, err := payd.NewWallet(businessID, keys, ids, payd.WalletGenerated, now)
 	if err != nil {
 		return "", nil, err
 	}

@@ -50,7 +50,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
+	if err := migrateStore(ctx, db); err != nil {
 		return err
 	}
 	if err := checkServeMode(ctx, db, cfg.Dev); err != nil {
