@@ -17,10 +17,18 @@ import (
 )
 
 // openStore opens and migrates the configured database for a CLI command.
-func openStore(ctx context.Context, cfg *Config, stderr io.Writer) (*store.DB, error) {
+// Only a command whose purpose is a new database (migrate, dev seed) may
+// create an SQLite file (create); the others refuse a file that does not
+// exist (needExisting).
+func openStore(ctx context.Context, cfg *Config, stderr io.Writer, create bool) (*store.DB, error) {
 	log, err := cfg.logger(stderr)
 	if err != nil {
 		return nil, err
+	}
+	if !create {
+		if err := needExisting(cfg.Database); err != nil {
+			return nil, err
+		}
 	}
 	db, err := store.Open(ctx, cfg.Database, clock.Real{}, log)
 	if err != nil {
@@ -75,7 +83,7 @@ func runBusiness(ctx context.Context, args []string, getenv func(string) string,
 	if *wallet != "" && *wallet != "generate" {
 		return usagef("--wallet %q: the only value is generate; a business attaches its own keys with POST /wallet", *wallet)
 	}
-	db, err := openStore(ctx, &cfg, stderr)
+	db, err := openStore(ctx, &cfg, stderr, false)
 	if err != nil {
 		return err
 	}
