@@ -50,6 +50,23 @@ func SQLitePath(dsn string) (string, bool) {
 	return dsn, true
 }
 
+// SQLiteFile returns the file an SQLite DSN names, and false for a
+// PostgreSQL DSN or an SQLite database that is no plain file (":memory:",
+// a "file:" URI): the files payd creates, and that CLI commands check
+// exist.
+func SQLiteFile(dsn string) (string, bool) {
+	path, ok := SQLitePath(dsn)
+	if !ok || !plainFile(path) {
+		return "", false
+	}
+	return path, true
+}
+
+// plainFile reports whether an SQLite path is a file payd may create.
+func plainFile(path string) bool {
+	return path != "" && path != ":memory:" && !strings.HasPrefix(path, "file:")
+}
+
 // pgPassword finds the value of password= in a keyword-form DSN: quoted
 // ('…' with \' and \\ escapes) or up to the next space.
 var pgPassword = regexp.MustCompile(`((?:^|\s)password\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)`)

@@ -37,6 +37,18 @@ func TestSQLitePath(t *testing.T) {
 	}
 }
 
+// TestSQLiteFile names the files payd creates and checks.
+func TestSQLiteFile(t *testing.T) {
+	for dsn, want := range map[string]string{
+		"sqlite:./payd.db": "./payd.db", "payd.db": "payd.db", "sqlite::memory:": "", "sqlite:file:x.db?mode=memory": "",
+		"host=db": "", "postgres://db/payd": "",
+	} {
+		if got, ok := store.SQLiteFile(dsn); got != want || ok != (want != "") {
+			t.Errorf("SQLiteFile(%q) = %q, %v; want %q", dsn, got, ok, want)
+		}
+	}
+}
+
 // TestRedactDSN hides the password of both PostgreSQL forms.
 func TestRedactDSN(t *testing.T) {
 	for dsn, want := range map[string]string{

@@ -135,7 +135,7 @@ func openSQLite(ctx context.Context, db *DB, path string) (err error) {
 // (unix VFS, robust_open with the mode of the main file), so they are
 // 0600 too. An existing file keeps the permissions its operator gave it.
 func createPrivate(path string) error {
-	if path == ":memory:" || strings.HasPrefix(path, "file:") {
+	if !plainFile(path) {
 		return nil
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)

@@ -181,8 +181,8 @@ func (c *Config) urls(bound string) (public, walletBase string, err error) {
 // server's would then report success (payd pause checkouts: "paused")
 // on a database no server reads.
 func needExisting(dsn string) error {
-	path, ok := store.SQLitePath(dsn)
-	if !ok || path == ":memory:" || strings.HasPrefix(path, "file:") {
+	path, ok := store.SQLiteFile(dsn)
+	if !ok {
 		return nil
 	}
 	_, err := os.Stat(path)

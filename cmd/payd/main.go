@@ -60,7 +60,8 @@ Usage:
   payd devnet reorg --network N --depth D [--url URL]
   payd devnet advance --seconds S [--url URL]
 
-DSN is sqlite:PATH (default sqlite:./payd.db) or postgres://...
+DSN is sqlite:PATH (default sqlite:./payd.db), postgres://... or "host=... dbname=...".
+Commands other than serve, migrate and dev seed need an existing database.
 Every flag can also be set as a PAYD_* variable (see the README).
 `
 
