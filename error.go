@@ -81,9 +81,9 @@ type Error struct {
 // Error implements the error interface.
 func (e *Error) Error() string {
 	if e.Field != "" {
-		return fmt.Sprintf("payd: %s (%s): %s", e.Code, e.Field, e.Message)
+		return fmt.Sprintf("%s (%s): %s", e.Code, e.Field, e.Message)
 	}
-	return fmt.Sprintf("payd: %s: %s", e.Code, e.Message)
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
 }
 
 // Errorf returns an *Error with a formatted message.

@@ -39,22 +39,30 @@ type Wallet struct {
 	// in hd's canonical spelling (hd.AccountKey.String), so that one key
 	// written two ways is stored, compared and refused as one. Polygon
 	// normally holds the ethereum key: the same addresses on both chains.
-	Keys      map[money.Network]string
+	Keys map[money.Network]string
+	// KeyIDs maps each network to the identity of its key: what derives
+	// its addresses (hd.AccountKey.Identity), whatever bytes of the
+	// serialisation that change no address say. Keys are refused for a
+	// second business by identity, not by spelling, because a key
+	// re-serialised with another parent fingerprint or child number would
+	// otherwise take the first business's deposit addresses.
+	KeyIDs    map[money.Network]string
 	Source    WalletSource
 	CreatedAt time.Time
 }
 
 // NewWallet validates keys (already parsed and written canonically by the
-// caller, which owns the key formats through package hd) and returns a
-// wallet to store. At least one network is required.
-func NewWallet(businessID string, keys map[money.Network]string, source WalletSource, now time.Time) (*Wallet, error) {
+// caller, which owns the key formats through package hd) and their
+// identities ids (see Wallet.KeyIDs), and returns a wallet to store. At
+// least one network is required.
+func NewWallet(businessID string, keys, ids map[money.Network]string, source WalletSource, now time.Time) (*Wallet, error) {
 	if source != WalletGenerated && source != WalletAttached {
 		return nil, Errorf(ErrInvalidRequest, "wallet source %q is neither generated nor attached", source)
 	}
 	if len(keys) == 0 {
 		return nil, FieldError("keys", "attach the account key of at least one network: bitcoin, ethereum, polygon, solana or tron")
 	}
-	out := make(map[money.Network]string, len(keys))
+	out, outIDs := make(map[money.Network]string, len(keys)), make(map[money.Network]string, len(keys))
 	for n, k := range keys {
 		field := "keys." + string(n)
 		switch {
@@ -64,10 +72,12 @@ func NewWallet(businessID string, keys map[money.Network]string, source WalletSo
 			return nil, FieldError(field, "the %s account key is empty or has spaces around it", n)
 		case len(k) > MaxAccountKeyLength:
 			return nil, FieldError(field, "the %s account key is %d characters long; at most %d are allowed", n, len(k), MaxAccountKeyLength)
+		case ids[n] == "" || len(ids[n]) > MaxAccountKeyLength:
+			return nil, Errorf(ErrInvalidRequest, "the %s account key has no identity to tell it apart by", n)
 		}
-		out[n] = k
+		out[n], outIDs[n] = k, ids[n]
 	}
-	return &Wallet{ID: NewID(PrefixWallet), BusinessID: businessID, Keys: out, Source: source, CreatedAt: now}, nil
+	return &Wallet{ID: NewID(PrefixWallet), BusinessID: businessID, Keys: out, KeyIDs: outIDs, Source: source, CreatedAt: now}, nil
 }
 
 // CanReceive reports whether the wallet has a key on network n. A nil
@@ -123,8 +133,9 @@ func (w *Wallet) CheckReceives(a money.Asset, n money.Network) error {
 }
 
 // KeyAttachedElsewhere is the error for an account key that another
-// business's wallet already holds on network n (spec 7.2, POST /wallet).
-// The key itself is never repeated.
+// business's wallet already holds on network n (spec 7.2, POST /wallet),
+// however either of them is serialised (Wallet.KeyIDs). The key itself is
+// never repeated.
 func KeyAttachedElsewhere(n money.Network) *Error {
 	return FieldError("keys."+string(n), "this %s account key is already attached to another business's wallet", n)
 }
@@ -220,6 +231,12 @@ type WalletStore interface {
 	// a rolled-back caller's index is handed out again (no gaps). not_found
 	// when the wallet has no key on n.
 	NextAddressIndex(ctx context.Context, walletID string, n money.Network) (uint32, error)
+	// DepositTaken reports whether a checkout of any business already has
+	// deposit d on network n. A wallet's next index can derive such a
+	// deposit (a key attached to two wallets before keys were compared by
+	// identity), and the checkout's caller then moves on to the next index
+	// rather than fail on the checkouts' unique deposit.
+	DepositTaken(ctx context.Context, n money.Network, d Deposit) (bool, error)
 	// AddHoldings adds amount (negative for money leaving) of amount.Asset
 	// on network n to the wallet's holdings, exactly, in the caller's
 	// transaction; call it in the transaction that settles a payment.

@@ -12,7 +12,7 @@ import (
 
 func TestNewWallet(t *testing.T) {
 	ok := map[money.Network]string{money.Bitcoin: "zpub-a", money.Solana: "sol-a"}
-	w, err := NewWallet("biz_1", ok, WalletAttached, testNow)
+	w, err := NewWallet("biz_1", ok, keyIDs(ok), WalletAttached, testNow)
 	if err != nil || !HasPrefix(w.ID, PrefixWallet) || w.BusinessID != "biz_1" || !w.CreatedAt.Equal(testNow) {
 		t.Fatalf("NewWallet = %+v, %v", w, err)
 	}
@@ -34,11 +34,35 @@ func TestNewWallet(t *testing.T) {
 		{"too long", map[money.Network]string{money.Bitcoin: strings.Repeat("z", MaxAccountKeyLength+1)}, WalletAttached, "keys.bitcoin"},
 		{"unknown source", ok, "imported", ""},
 	} {
-		_, err := NewWallet("biz_1", c.keys, c.source, testNow)
+		_, err := NewWallet("biz_1", c.keys, keyIDs(c.keys), c.source, testNow)
 		if ErrorCode(err) != ErrInvalidRequest || err.(*Error).Field != c.field {
 			t.Errorf("%s: %v, want invalid_request naming %q", c.name, err, c.field)
 		}
 	}
+}
+
+// TestNewWalletNeedsIdentities refuses a key without the identity it is
+// told apart by: without one, a re-serialised key would pass for another.
+func TestNewWalletNeedsIdentities(t *testing.T) {
+	keys := map[money.Network]string{money.Bitcoin: "zpub-a", money.Solana: "sol-a"}
+	ids := keyIDs(keys)
+	delete(ids, money.Solana)
+	if _, err := NewWallet("biz_1", keys, ids, WalletAttached, testNow); ErrorCode(err) != ErrInvalidRequest {
+		t.Fatalf("a key without identity: %v", err)
+	}
+	w, err := NewWallet("biz_1", keys, keyIDs(keys), WalletAttached, testNow)
+	if err != nil || w.KeyIDs[money.Solana] != "id-sol-a" || len(w.KeyIDs) != 2 {
+		t.Fatalf("KeyIDs = %v, %v", w, err)
+	}
+}
+
+// keyIDs makes up an identity per key.
+func keyIDs(keys map[money.Network]string) map[money.Network]string {
+	ids := map[money.Network]string{}
+	for n, k := range keys {
+		ids[n] = "id-" + k
+	}
+	return ids
 }
 
 func TestWalletReceives(t *testing.T) {

@@ -252,15 +252,31 @@ func (s *Server) quoteCheckout(ctx context.Context, q payd.Queries, tg *checkout
 
 // deposit hands out the wallet's next receive index on the network and
 // takes its deposit, derived ahead by this request or another (see
-// depositsAhead) or now.
+// depositsAhead) or now. A deposit another checkout already has (a key
+// attached to two wallets before keys were compared by identity, see
+// payd.WalletStore.DepositTaken) is skipped for the next index: failing
+// on it would fail every checkout of the business from then on.
 func (s *Server) deposit(ctx context.Context, q payd.Queries, w *payd.Wallet, in *payd.OpenParams) error {
-	idx, err := q.NextAddressIndex(ctx, w.ID, in.Network)
-	if err != nil {
-		return err
+	for {
+		idx, err := q.NextAddressIndex(ctx, w.ID, in.Network)
+		if err != nil {
+			return err
+		}
+		d, err := s.deposits.take(in.Network, w.Keys[in.Network], idx)
+		if err != nil {
+			return err
+		}
+		taken, err := q.DepositTaken(ctx, in.Network, d)
+		if err != nil {
+			return err
+		}
+		if !taken {
+			in.AddressIndex, in.Deposit = idx, d
+			return nil
+		}
+		s.log.WarnContext(ctx, "api: a deposit address belongs to another checkout; skipping its index",
+			"wallet", w.ID, "network", in.Network, "index", idx)
 	}
-	in.AddressIndex = idx
-	in.Deposit, err = s.deposits.take(in.Network, w.Keys[in.Network], idx)
-	return err
 }
 
 // checkoutPayment returns the payment the checkout is for: a new one for

@@ -98,12 +98,13 @@ func (k *walletKeysRequest) byNetwork() map[money.Network]*string {
 }
 
 // parse checks every sent key with package hd and returns the keys in
-// canonical spelling. A refusal is invalid_request naming keys.<network>
-// with hd's message, which never repeats the key: a pasted private key
-// must not reach a response or a log.
-func (k *walletKeysRequest) parse() (map[money.Network]string, error) {
+// canonical spelling and their identities (payd.Wallet.KeyIDs). A refusal
+// is invalid_request naming keys.<network> with hd's message, which never
+// repeats the key: a pasted private key must not reach a response or a
+// log.
+func (k *walletKeysRequest) parse() (keys, ids map[money.Network]string, err error) {
 	sent := k.byNetwork()
-	keys := map[money.Network]string{}
+	keys, ids = map[money.Network]string{}, map[money.Network]string{}
 	for _, n := range money.Networks {
 		if sent[n] == nil {
 			continue
@@ -112,19 +113,19 @@ func (k *walletKeysRequest) parse() (map[money.Network]string, error) {
 		var he *hd.Error
 		switch {
 		case errors.As(err, &he):
-			return nil, payd.FieldError("keys."+string(n), "%s", he.Error())
+			return nil, nil, payd.FieldError("keys."+string(n), "%s", he.Error())
 		case err != nil:
-			return nil, err
+			return nil, nil, err
 		case key.Testnet():
-			return nil, payd.FieldError("keys."+string(n), "%s account key: is a test-network key (vpub or tpub); "+
+			return nil, nil, payd.FieldError("keys."+string(n), "%s account key: is a test-network key (vpub or tpub); "+
 				"payd receives on bitcoin's main network, so attach the account's zpub (m/84'/0'/0')", n)
 		}
-		keys[n] = key.String()
+		keys[n], ids[n] = key.String(), key.Identity()
 	}
 	if k.Polygon == nil && keys[money.Ethereum] != "" {
-		keys[money.Polygon] = keys[money.Ethereum]
+		keys[money.Polygon], ids[money.Polygon] = keys[money.Ethereum], ids[money.Ethereum]
 	}
-	return keys, nil
+	return keys, ids, nil
 }
 
 // createWallet serves POST /wallet: the business attaches its public keys.
@@ -133,11 +134,11 @@ func (s *Server) createWallet(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	keys, err := req.Keys.parse()
+	keys, ids, err := req.Keys.parse()
 	if err != nil {
 		return err
 	}
-	wal, err := payd.NewWallet(callOf(r.Context()).biz.ID, keys, payd.WalletAttached, s.clock.Now())
+	wal, err := payd.NewWallet(callOf(r.Context()).biz.ID, keys, ids, payd.WalletAttached, s.clock.Now())
 	if err != nil {
 		return err
 	}

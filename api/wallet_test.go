@@ -261,9 +261,9 @@ func FuzzWalletBody(f *testing.F) {
 		if err := decodeJSON(body, &req); err != nil {
 			return
 		}
-		keys, err := req.Keys.parse()
+		keys, ids, err := req.Keys.parse()
 		if err == nil {
-			if _, err = payd.NewWallet("biz_x", keys, payd.WalletAttached, time.Unix(0, 0)); err == nil {
+			if _, err = payd.NewWallet("biz_x", keys, ids, payd.WalletAttached, time.Unix(0, 0)); err == nil {
 				return
 			}
 		}

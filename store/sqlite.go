@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"runtime"
 	"strings"
 
@@ -78,6 +80,9 @@ func openSQLite(ctx context.Context, db *DB, path string) (err error) {
 		return fmt.Errorf("store: SQLite path %q must be non-empty and contain neither ? nor #", path)
 	}
 	db.path = path
+	if err := createPrivate(path); err != nil {
+		return err
+	}
 	var closers []func() error
 	defer func() {
 		if err != nil {
@@ -121,6 +126,26 @@ func openSQLite(ctx context.Context, db *DB, path string) (err error) {
 		db.log.Warn("store: SQLite statement journals spill to disk early", "error", sqliteConfigErr)
 	}
 	return nil
+}
+
+// createPrivate creates the database file, readable and writable by its
+// owner only, when it does not exist yet: it holds webhook secrets and
+// customers' data, and SQLite would create it 0644. SQLite gives the -wal
+// and -shm files it makes beside it the database file's permissions
+// (unix VFS, robust_open with the mode of the main file), so they are
+// 0600 too. An existing file keeps the permissions its operator gave it.
+func createPrivate(path string) error {
+	if !plainFile(path) {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: creating the SQLite file: %w", err)
+	}
+	return f.Close()
 }
 
 // checkWAL refuses a database that did not switch to WAL (for example one

@@ -34,6 +34,9 @@ type DB struct {
 	pool *queries
 	// dsn is the PostgreSQL DSN, for Lane.
 	dsn string
+	// keyIdentity fills in the identities of wallet keys stored before
+	// they were kept (migration 16); see SetKeyIdentity.
+	keyIdentity KeyIdentity
 
 	// SQLite only: the file, the writer and its connection, the checkpointer.
 	path       string
@@ -49,7 +52,8 @@ type DB struct {
 var _ payd.Store = (*DB)(nil)
 
 // Open opens the database named by dsn: "sqlite:PATH" or a bare file path
-// for SQLite, "postgres://…" or "postgresql://…" for PostgreSQL. It does
+// for SQLite, "postgres://…", "postgresql://…" or libpq's keyword form
+// ("host=… dbname=…") for PostgreSQL (see SQLitePath). It does
 // not migrate; call Migrate. clk stamps the times the store records itself,
 // so the development clock moves them too.
 func Open(ctx context.Context, dsn string, clk clock.Clock, log *slog.Logger) (*DB, error) {
@@ -58,12 +62,12 @@ func Open(ctx context.Context, dsn string, clk clock.Clock, log *slog.Logger) (*
 	}
 	db := &DB{clock: clk, log: log}
 	var err error
-	if isPostgres(dsn) {
+	if path, ok := SQLitePath(dsn); ok {
+		db.dialect = dialectSQLite
+		err = openSQLite(ctx, db, path)
+	} else {
 		db.dialect = dialectPostgres
 		err = openPostgres(ctx, db, dsn, pgMaxConns, pgMaxConns/2)
-	} else {
-		db.dialect = dialectSQLite
-		err = openSQLite(ctx, db, sqlitePath(dsn))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store.Open(%s): %w", db.dialect, err)
@@ -94,23 +98,6 @@ func (db *DB) Lane(ctx context.Context, conns int) (*DB, error) {
 	}
 	lane.pool = &queries{ex: lane.read, dialect: lane.dialect, clock: lane.clock}
 	return lane, nil
-}
-
-// isPostgres reports whether dsn names a PostgreSQL database.
-func isPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
-
-// sqlitePath takes the file path out of "sqlite:PATH", "sqlite://PATH" or
-// a bare path.
-func sqlitePath(dsn string) string {
-	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
-		if rest, ok := strings.CutPrefix(p, "//"); ok {
-			return rest
-		}
-		return p
-	}
-	return dsn
 }
 
 // Dialect names the database: "sqlite" or "postgres".

@@ -49,20 +49,25 @@ func (q *queries) CreateWallet(ctx context.Context, w *payd.Wallet) (err error) 
 // insertWalletKeys inserts the wallet's keys in one statement, in
 // money.Networks order (so that two wallets racing for the same keys lock
 // them in the same order and cannot deadlock), and returns the networks
-// whose key went in: a missing one is held by another wallet.
+// whose key went in: a missing one is held by another wallet, under this
+// spelling (wallet_keys_key) or another (wallet_keys_identity).
 func (q *queries) insertWalletKeys(ctx context.Context, w *payd.Wallet) (map[money.Network]bool, error) {
 	var sb strings.Builder
-	sb.WriteString(`INSERT INTO wallet_keys (wallet_id, network, account_key, next_index) VALUES `)
+	sb.WriteString(`INSERT INTO wallet_keys (wallet_id, network, account_key, key_id, next_index) VALUES `)
 	args := []any{w.ID}
 	for _, n := range money.Networks {
 		if w.Keys[n] == "" {
 			continue
 		}
+		if w.KeyIDs[n] == "" {
+			return nil, fmt.Errorf("the %s key has no identity (payd.NewWallet makes wallets)", n)
+		}
 		if len(args) > 1 {
 			sb.WriteString(", ")
 		}
-		sb.WriteString("($1, $" + strconv.Itoa(len(args)+1) + ", $" + strconv.Itoa(len(args)+2) + ", 0)")
-		args = append(args, string(n), w.Keys[n])
+		i := len(args)
+		sb.WriteString("($1, $" + strconv.Itoa(i+1) + ", $" + strconv.Itoa(i+2) + ", $" + strconv.Itoa(i+3) + ", 0)")
+		args = append(args, string(n), w.Keys[n], w.KeyIDs[n])
 	}
 	sb.WriteString(` ON CONFLICT DO NOTHING RETURNING network`)
 	rows, err := q.ex.QueryContext(ctx, sb.String(), args...)
@@ -95,7 +100,7 @@ func (q *queries) deleteWallet(ctx context.Context, id string) error {
 func (q *queries) WalletByBusiness(ctx context.Context, businessID string) (_ *payd.Wallet, err error) {
 	defer fail(&err, "wallet", "store.WalletByBusiness(%s)", businessID)
 	rows, err := q.ex.QueryContext(ctx, `
-		SELECT w.id, w.source, w.created_at, k.network, k.account_key
+		SELECT w.id, w.source, w.created_at, k.network, k.account_key, k.key_id
 		FROM wallets w JOIN wallet_keys k ON k.wallet_id = w.id
 		WHERE w.business_id = $1`, businessID)
 	if err != nil {
@@ -105,15 +110,19 @@ func (q *queries) WalletByBusiness(ctx context.Context, businessID string) (_ *p
 	var w *payd.Wallet
 	for rows.Next() {
 		var id, source, network, key string
+		var keyID sql.NullString // NULL: a key attached twice before migration 16
 		var created int64
-		if err := rows.Scan(&id, &source, &created, &network, &key); err != nil {
+		if err := rows.Scan(&id, &source, &created, &network, &key, &keyID); err != nil {
 			return nil, err
 		}
 		if w == nil {
 			w = &payd.Wallet{ID: id, BusinessID: businessID, Source: payd.WalletSource(source),
-				CreatedAt: fromMicros(created), Keys: map[money.Network]string{}}
+				CreatedAt: fromMicros(created), Keys: map[money.Network]string{}, KeyIDs: map[money.Network]string{}}
 		}
 		w.Keys[money.Network(network)] = key
+		if keyID.Valid {
+			w.KeyIDs[money.Network(network)] = keyID.String
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -142,6 +151,20 @@ func (q *queries) NextAddressIndex(ctx context.Context, walletID string, n money
 		return 0, fmt.Errorf("the wallet's %s receive indexes are used up (next %d)", n, next)
 	}
 	return uint32(idx), nil
+}
+
+// DepositTaken reports whether a checkout, of any business, already has
+// the deposit: the unique index checkouts_deposit would refuse it.
+func (q *queries) DepositTaken(ctx context.Context, n money.Network, d payd.Deposit) (_ bool, err error) {
+	defer fail(&err, "checkout", "store.DepositTaken(%s)", n)
+	var one int
+	err = q.ex.QueryRowContext(ctx, `
+		SELECT 1 FROM checkouts WHERE network = $1 AND address = $2 AND reference = $3`,
+		string(n), d.Address, d.Reference).Scan(&one)
+	if err == sql.ErrNoRows {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // AddHoldings adds amount to one holding; see payd.WalletStore. The row is
@@ -236,6 +259,12 @@ func (db *DB) NextAddressIndex(ctx context.Context, walletID string, n money.Net
 		return err
 	})
 	return idx, err
+}
+
+// DepositTaken reports whether a checkout already has the deposit; see
+// payd.WalletStore.
+func (db *DB) DepositTaken(ctx context.Context, n money.Network, d payd.Deposit) (bool, error) {
+	return db.reader(ctx).DepositTaken(ctx, n, d)
 }
 
 // AddHoldings adds amount to one holding of the wallet, in one transaction

@@ -60,7 +60,8 @@ func newShop(t *testing.T, db *store.DB, now time.Time) *payd.Wallet {
 	biz, err := payd.NewBusiness("Shop", "shop@example.com", false, now)
 	must(t, err)
 	must(t, db.CreateBusiness(ctx, biz))
-	w, err := payd.NewWallet(biz.ID, map[money.Network]string{money.Polygon: "xpub-" + payd.RandomString(20)},
+	key := "xpub-" + payd.RandomString(20)
+	w, err := payd.NewWallet(biz.ID, map[money.Network]string{money.Polygon: key}, map[money.Network]string{money.Polygon: "id-" + key},
 		payd.WalletAttached, now)
 	must(t, err)
 	must(t, db.CreateWallet(ctx, w))

@@ -17,20 +17,35 @@ import (
 )
 
 // openStore opens and migrates the configured database for a CLI command.
-func openStore(ctx context.Context, cfg *Config, stderr io.Writer) (*store.DB, error) {
+// Only a command whose purpose is a new database (migrate, dev seed) may
+// create an SQLite file (create); the others refuse a file that does not
+// exist (needExisting).
+func openStore(ctx context.Context, cfg *Config, stderr io.Writer, create bool) (*store.DB, error) {
 	log, err := cfg.logger(stderr)
 	if err != nil {
 		return nil, err
+	}
+	if !create {
+		if err := needExisting(cfg.Database); err != nil {
+			return nil, err
+		}
 	}
 	db, err := store.Open(ctx, cfg.Database, clock.Real{}, log)
 	if err != nil {
 		return nil, err
 	}
-	if err := db.Migrate(ctx); err != nil {
+	if err := migrateStore(ctx, db); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// migrateStore brings db's schema up to date, with package hd reading the
+// wallet keys stored before their identities were (store.KeyIdentity).
+func migrateStore(ctx context.Context, db *store.DB) error {
+	db.SetKeyIdentity(hd.KeyIdentity)
+	return db.Migrate(ctx)
 }
 
 // newBusiness is what `business create` prints.
@@ -68,7 +83,7 @@ func runBusiness(ctx context.Context, args []string, getenv func(string) string,
 	if *wallet != "" && *wallet != "generate" {
 		return usagef("--wallet %q: the only value is generate; a business attaches its own keys with POST /wallet", *wallet)
 	}
-	db, err := openStore(ctx, &cfg, stderr)
+	db, err := openStore(ctx, &cfg, stderr, false)
 	if err != nil {
 		return err
 	}
@@ -194,11 +209,11 @@ func generateWallet(businessID string, entropy io.Reader, now time.Time) (string
 	if err != nil {
 		return "", nil, err
 	}
-	keys := map[money.Network]string{}
+	keys, ids := map[money.Network]string{}, map[money.Network]string{}
 	for _, k := range hw.Keys() {
-		keys[k.Network()] = k.String()
+		keys[k.Network()], ids[k.Network()] = k.String(), k.Identity()
 	}
-	w, err := payd.NewWallet(businessID, keys, payd.WalletGenerated, now)
+	w, err := payd.NewWallet(businessID, keys, ids, payd.WalletGenerated, now)
 	if err != nil {
 		return "", nil, err
 	}

@@ -23,6 +23,7 @@ import (
 // business, which public pages show, and that bad values are refused.
 func TestBusinessContact(t *testing.T) {
 	dsn := storetest.SQLiteDSN(t)
+	cli(t, dsn, "migrate")
 	noenv := func(string) string { return "" }
 	var out bytes.Buffer
 	err := run(context.Background(), []string{"business", "create", "--name", "Shop", "--email", "o@shop.example",
@@ -56,6 +57,7 @@ func TestBusinessContact(t *testing.T) {
 // stored public keys, and the phrase is nowhere in the database.
 func TestBusinessCreateGeneratesWallet(t *testing.T) {
 	dsns(t, func(t *testing.T, dsn string) {
+		cli(t, dsn, "migrate")
 		out := cli(t, dsn, "business", "create", "--name", "Shop", "--email", "o@shop.example", "--wallet", "generate", "--json")
 		var res newBusiness
 		if err := json.Unmarshal(out, &res); err != nil {
@@ -146,6 +148,7 @@ func wantPhraseNowhere(t *testing.T, dsn, phrase, present string) {
 // reads without --json.
 func TestBusinessCreateWalletText(t *testing.T) {
 	dsn := storetest.SQLiteDSN(t)
+	cli(t, dsn, "migrate")
 	out := string(cli(t, dsn, "business", "create", "--name", "Shop", "--email", "o@shop.example", "--wallet", "generate"))
 	for _, want := range []string{"wallet          wal_", "  1. ", " 12. ", "shown this once", "payd keeps no copy"} {
 		if !strings.Contains(out, want) {

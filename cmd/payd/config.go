@@ -1,16 +1,21 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/netip"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"payd/money"
+	"payd/store"
 )
 
 // Config is payd's one configuration. Each field is a flag; a flag not given
@@ -39,7 +44,7 @@ type Config struct {
 func (c *Config) newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.Database, "database", "sqlite:./payd.db", "database: sqlite:PATH or postgres://...")
+	fs.StringVar(&c.Database, "database", "sqlite:./payd.db", "database: sqlite:PATH, postgres://... or 'host=... dbname=...'")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	return fs
@@ -93,8 +98,8 @@ func parse(fs *flag.FlagSet, args []string, getenv func(string) string) error {
 // parseArgs parses args, then fills every flag not given from its PAYD_*
 // variable; positional arguments are left in fs.Args.
 func parseArgs(fs *flag.FlagSet, args []string, getenv func(string) string) error {
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -107,6 +112,16 @@ func parseArgs(fs *flag.FlagSet, args []string, getenv func(string) string) erro
 			}
 		}
 	})
+	return err
+}
+
+// parseFlags parses args with fs: a mistake is a usage error, and --help
+// (the flags were printed) is flag.ErrHelp, which run turns into success.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return usageError{err.Error()}
+	}
 	return err
 }
 
@@ -161,14 +176,19 @@ func (c *Config) urls(bound string) (public, walletBase string, err error) {
 	return public, strings.TrimRight(walletBase, "/"), nil
 }
 
-// redactDSN hides a password in a database address before it is logged.
-func redactDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
-		return dsn
+// needExisting refuses an SQLite database file that does not exist. SQLite
+// would create an empty one: a command run in another folder than the
+// server's would then report success (payd pause checkouts: "paused")
+// on a database no server reads.
+func needExisting(dsn string) error {
+	path, ok := store.SQLiteFile(dsn)
+	if !ok {
+		return nil
 	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	_, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("database %s does not exist: run payd in the folder of the server's database, or name it "+
+			"with --database (or PAYD_DATABASE); payd serve or payd migrate creates a new one", path)
 	}
-	return u.String()
+	return err
 }

@@ -70,7 +70,7 @@ func runDev(ctx context.Context, args []string, getenv func(string) string, stdo
 	if err != nil {
 		return err
 	}
-	db, err := openStore(ctx, &cfg, stderr)
+	db, err := openStore(ctx, &cfg, stderr, true)
 	if err != nil {
 		return err
 	}

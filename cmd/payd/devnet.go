@@ -120,8 +120,8 @@ func omitEmpty(m map[string]any) map[string]any {
 // parseDevnetFlags parses args. Only --addr and --url fall back to their
 // PAYD_* variables: the others describe one payment, not the installation.
 func parseDevnetFlags(fs *flag.FlagSet, args []string, getenv func(string) string) error {
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q", fs.Arg(0))

@@ -36,7 +36,7 @@ func runKeysCreate(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return usagef("--permissions: %s", err.(*payd.Error).Message)
 	}
-	db, err := openStore(ctx, &cfg, stderr)
+	db, err := openStore(ctx, &cfg, stderr, false)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func runKeysRevoke(ctx context.Context, args []string, getenv func(string) strin
 	if err := parse(fs, args, getenv); err != nil {
 		return err
 	}
-	db, err := openStore(ctx, &cfg, stderr)
+	db, err := openStore(ctx, &cfg, stderr, false)
 	if err != nil {
 		return err
 	}

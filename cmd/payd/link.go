@@ -45,7 +45,7 @@ func runLink(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	db, err := openStore(ctx, &cfg, stderr)
+	db, err := openStore(ctx, &cfg, stderr, false)
 	if err != nil {
 		return err
 	}

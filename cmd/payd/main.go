@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,14 +19,20 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		var u usageError
-		fmt.Fprintln(os.Stderr, "payd:", err)
-		if errors.As(err, &u) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+	os.Exit(exitStatus(err, os.Stderr))
+}
+
+// exitStatus reports err on stderr after "payd: ", and returns the exit
+// status: 0 for none, 2 for a usage error, 1 otherwise.
+func exitStatus(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
 	}
+	fmt.Fprintln(stderr, "payd:", err)
+	if errors.As(err, new(usageError)) {
+		return 2
+	}
+	return 1
 }
 
 // usageError is a mistake on the command line (exit status 2).
@@ -55,17 +62,36 @@ Usage:
   payd devnet advance --seconds S [--url URL]
   payd openapi [--dev]
 
-DSN is sqlite:PATH (default sqlite:./payd.db) or postgres://...
+DSN is sqlite:PATH (default sqlite:./payd.db), postgres://... or "host=... dbname=...".
+Commands other than serve, migrate and dev seed need an existing database.
 Every flag can also be set as a PAYD_* variable (see the README).
 `
 
-// run is payd's whole program, callable from tests.
+// groups are the commands whose first argument names a subcommand: their
+// --help comes before any flag set exists.
+var groups = map[string]bool{"business": true, "keys": true, "dev": true, "link": true, "devnet": true}
+
+// run is payd's whole program, callable from tests. A command's --help
+// (or -h) prints its flags and succeeds.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	err := runCommand(ctx, args, getenv, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
+}
+
+// runCommand runs the command args name.
+func runCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return usagef("a command is required")
 	}
 	cmd, rest := args[0], args[1:]
+	if groups[cmd] && len(rest) > 0 && (rest[0] == "-h" || rest[0] == "-help" || rest[0] == "--help") {
+		fmt.Fprint(stdout, usage) // the synopsis of every subcommand of the group
+		return nil
+	}
 	switch cmd {
 	case "serve":
 		return runServe(ctx, rest, getenv, stdout, stderr)

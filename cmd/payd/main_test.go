@@ -176,6 +176,7 @@ func TestCommandLineErrors(t *testing.T) {
 			t.Errorf("payd %v: want a usage error, got %v", args, err)
 		}
 	}
+	cli(t, dsn, "migrate")
 	var errb bytes.Buffer
 	err := run(context.Background(), []string{"business", "create", "--name", "A", "--email", "not-an-email", "--database", dsn}, func(string) string { return "" }, io.Discard, &errb)
 	if err == nil || !strings.Contains(err.Error(), "email") {

@@ -22,8 +22,12 @@ func runPause(ctx context.Context, cmd string, args []string, getenv func(string
 	}
 	var cfg Config
 	fs := cfg.newFlagSet(cmd, stderr)
-	reason := fs.String("reason", "", "why, for the log and for other operators")
-	list := fs.Bool("list", false, "list what is paused")
+	// Only pause takes a reason or lists: resume's --help shows neither.
+	reason, list := new(string), new(bool)
+	if cmd == "pause" {
+		fs.StringVar(reason, "reason", "", "why, for the log and for other operators")
+		fs.BoolVar(list, "list", false, "list what is paused")
+	}
 	if err := parseArgs(fs, args, getenv); err != nil {
 		return err
 	}
@@ -42,7 +46,7 @@ func runPause(ctx context.Context, cmd string, args []string, getenv func(string
 	if !*list && !payd.ValidPauseName(name, nets) {
 		return usagef("%q cannot be paused: use checkouts, card, signups or network:{%s}", name, strings.Join(nets, ","))
 	}
-	db, err := openStore(ctx, &cfg, stderr)
+	db, err := openStore(ctx, &cfg, stderr, false)
 	if err != nil {
 		return err
 	}
@@ -50,6 +54,9 @@ func runPause(ctx context.Context, cmd string, args []string, getenv func(string
 	switch {
 	case *list:
 		ps, err := db.Pauses(ctx)
+		if err == nil && len(ps) == 0 {
+			fmt.Fprintln(stdout, "nothing is paused")
+		}
 		for _, p := range ps {
 			fmt.Fprintf(stdout, "%s\tsince %s\t%s\n", p.Name, p.PausedAt.Format("2006-01-02 15:04:05Z"), p.Reason)
 		}

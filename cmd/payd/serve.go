@@ -50,7 +50,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
+	if err := migrateStore(ctx, db); err != nil {
 		return err
 	}
 	if err := checkServeMode(ctx, db, cfg.Dev); err != nil {
@@ -194,7 +194,7 @@ func serveOn(ctx context.Context, cfg *Config, ln net.Listener, h http.Handler, 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("payd started", slog.String("api_base_url", apiBase), slog.String("wallet_base_url", walletBase),
-		slog.String("database", redactDSN(cfg.Database)), slog.String("mode", mode))
+		slog.String("database", store.RedactDSN(cfg.Database)), slog.String("mode", mode))
 	select {
 	case err := <-errc:
 		return err
@@ -220,10 +220,10 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	if err := parse(fs, args, getenv); err != nil {
 		return err
 	}
-	db, err := openStore(ctx, &cfg, stderr)
+	db, err := openStore(ctx, &cfg, stderr, true)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "migrated %s\n", redactDSN(cfg.Database))
+	fmt.Fprintf(stdout, "migrated %s\n", store.RedactDSN(cfg.Database))
 	return db.Close()
 }

@@ -29,7 +29,7 @@ func runSuspend(ctx context.Context, action string, args []string, getenv func(s
 	if !payd.HasPrefix(*id, payd.PrefixBusiness) {
 		return usagef("--business must be a business id (biz_...), not %q", *id)
 	}
-	db, err := openStore(ctx, &cfg, stderr)
+	db, err := openStore(ctx, &cfg, stderr, false)
 	if err != nil {
 		return err
 	}

@@ -249,6 +249,10 @@ func testCheckoutDeposit(t *testing.T, b *bundle) {
 	}
 	same := *eth
 	wantCode(t, st.CreateCheckout(ctx, &same), payd.ErrConflict)
+	wantDepositTaken(t, st, money.Ethereum, eth.Crypto.Deposit, true)
+	wantDepositTaken(t, st, money.Solana, sol.Crypto.Deposit, true)
+	wantDepositTaken(t, st, money.Polygon, eth.Crypto.Deposit, false)
+	wantDepositTaken(t, st, money.Solana, payd.Deposit{Address: sol.Crypto.Deposit.Address, Reference: "other"}, false)
 	// One address on another network is another deposit (an EVM key
 	// derives the same address on ethereum and polygon), and the Solana
 	// address serves every checkout with its own reference.
@@ -259,6 +263,23 @@ func testCheckoutDeposit(t *testing.T, b *bundle) {
 		card := newCheckout(p, money.Bitcoin, payd.Deposit{})
 		card.Rail, card.Crypto = payd.RailCard, nil
 		must(t, st.CreateCheckout(ctx, card))
+	}
+}
+
+// wantDepositTaken checks DepositTaken, outside a transaction and inside
+// one.
+func wantDepositTaken(t *testing.T, st payd.Store, n money.Network, d payd.Deposit, want bool) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := st.DepositTaken(ctx, n, d)
+	must(t, err)
+	var inTx bool
+	must(t, st.Tx(ctx, func(ctx context.Context, q payd.Queries) (err error) {
+		inTx, err = q.DepositTaken(ctx, n, d)
+		return err
+	}))
+	if got != want || inTx != want {
+		t.Fatalf("DepositTaken(%s, %+v) = %v, in a transaction %v; want %v", n, d, got, inTx, want)
 	}
 }
 

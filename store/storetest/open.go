@@ -134,6 +134,22 @@ func PostgresDSN(t testing.TB) string {
 	return u.String()
 }
 
+// PostgresKeywordDSN is PostgresDSN in libpq's keyword form ("host=…
+// port=… dbname=…"), the other form an operator may write.
+func PostgresKeywordDSN(t testing.TB) string {
+	t.Helper()
+	u, err := url.Parse(PostgresDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kw := "host=" + u.Hostname() + " port=" + u.Port() + " dbname=" + strings.TrimPrefix(u.Path, "/") +
+		" user=" + u.User.Username() + " search_path=" + u.Query().Get("search_path")
+	if mode := u.Query().Get("sslmode"); mode != "" {
+		kw += " sslmode=" + mode
+	}
+	return kw
+}
+
 func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)

@@ -26,7 +26,8 @@ func testWallet(t *testing.T, b *bundle) {
 		}
 		_, err = st.WalletByBusiness(ctx, other.ID)
 		wantCode(t, err, payd.ErrNotFound)
-		g, err := payd.NewWallet(other.ID, walletKeys("b", money.Bitcoin), payd.WalletGenerated, t0)
+		gk := walletKeys("b", money.Bitcoin)
+		g, err := payd.NewWallet(other.ID, gk, keyIDs(gk), payd.WalletGenerated, t0)
 		must(t, err)
 		must(t, st.CreateWallet(ctx, g))
 		got, err = st.WalletByBusiness(ctx, other.ID)
@@ -39,7 +40,8 @@ func testWallet(t *testing.T, b *bundle) {
 		ctx, st := b.setup(t)
 		biz := mustBusiness(t, ctx, st)
 		first := mustWallet(t, ctx, st, biz.ID, walletKeys("a", money.Bitcoin))
-		second, err := payd.NewWallet(biz.ID, walletKeys("b", money.Bitcoin, money.Solana), payd.WalletAttached, t0)
+		sk := walletKeys("b", money.Bitcoin, money.Solana)
+		second, err := payd.NewWallet(biz.ID, sk, keyIDs(sk), payd.WalletAttached, t0)
 		must(t, err)
 		wantCode(t, st.CreateWallet(ctx, second), payd.ErrWalletExists)
 		wantWallet(t, st, biz.ID, first)
@@ -67,6 +69,29 @@ func testWallet(t *testing.T, b *bundle) {
 		w := mustWallet(t, ctx, st, other.ID, keys)
 		wantWallet(t, st, other.ID, w)
 		wantWallet(t, st, a.ID, held)
+	})
+	t.Run("KeyIdentityIsTheKey", func(t *testing.T) {
+		ctx, st := b.setup(t)
+		a, other := mustBusiness(t, ctx, st), mustBusiness(t, ctx, st)
+		held := mustWallet(t, ctx, st, a.ID, walletKeys("a", money.Bitcoin, money.Tron))
+		// Another spelling of a's tron key (another parent fingerprint,
+		// say): another string, the same identity, so the same key.
+		keys := walletKeys("b", money.Solana)
+		keys[money.Tron] = "key-a-tron-reserialised"
+		ids := keyIDs(keys)
+		ids[money.Tron] = held.KeyIDs[money.Tron]
+		w, err := payd.NewWallet(other.ID, keys, ids, payd.WalletAttached, t0)
+		must(t, err)
+		wantField(t, st.CreateWallet(ctx, w), payd.ErrInvalidRequest, "keys.tron")
+		_, err = st.WalletByBusiness(ctx, other.ID)
+		wantCode(t, err, payd.ErrNotFound)
+		// The identity is per network, as keys are.
+		ids = keyIDs(keys)
+		ids[money.Solana] = held.KeyIDs[money.Tron]
+		w, err = payd.NewWallet(other.ID, keys, ids, payd.WalletAttached, t0)
+		must(t, err)
+		must(t, st.CreateWallet(ctx, w))
+		wantWallet(t, st, other.ID, w)
 	})
 	t.Run("RefusalKeepsTheTransactionUsable", func(t *testing.T) {
 		ctx, st := b.setup(t)
@@ -193,10 +218,21 @@ func walletKeys(tag string, networks ...money.Network) map[money.Network]string 
 	return keys
 }
 
+// keyIDs makes up the identity of each made-up key (hd.AccountKey.Identity
+// for real ones): one per key string, so two strings are two keys unless a
+// test says otherwise.
+func keyIDs(keys map[money.Network]string) map[money.Network]string {
+	ids := map[money.Network]string{}
+	for n, k := range keys {
+		ids[n] = "id-" + k
+	}
+	return ids
+}
+
 // mustNewWallet returns an unsaved attached wallet.
 func mustNewWallet(t *testing.T, bizID string, keys map[money.Network]string) *payd.Wallet {
 	t.Helper()
-	w, err := payd.NewWallet(bizID, keys, payd.WalletAttached, t0)
+	w, err := payd.NewWallet(bizID, keys, keyIDs(keys), payd.WalletAttached, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
