@@ -16,10 +16,10 @@ import (
 
 // runOut runs payd with no PAYD_* variables and returns its error, stdout
 // and stderr.
-func runOut(args ...string) (error, string, string) {
+func runOut(args ...string) (string, string, error) {
 	var out, errb bytes.Buffer
 	err := run(context.Background(), args, func(string) string { return "" }, &out, &errb)
-	return err, out.String(), errb.String()
+	return out.String(), errb.String(), err
 }
 
 // TestHelpSucceeds asks every command for --help: it prints the command's
@@ -31,7 +31,7 @@ func TestHelpSucceeds(t *testing.T) {
 		{"dev", "seed", "--help"}, {"link", "disable", "--help"}, {"devnet", "--help"}, {"devnet", "mine", "--help"},
 		{"business", "suspend", "--help"}, {"--help"},
 	} {
-		err, out, errOut := runOut(args...)
+		out, errOut, err := runOut(args...)
 		if err != nil || strings.Contains(out+errOut, "help requested") || out+errOut == "" {
 			t.Errorf("payd %v: %v\n%s%s", args, err, out, errOut)
 		}
@@ -45,15 +45,15 @@ func TestHelpSucceeds(t *testing.T) {
 // TestResumeHelpListsItsFlags shows resume's own flags: it takes no
 // --reason and has no --list.
 func TestResumeHelpListsItsFlags(t *testing.T) {
-	_, _, resume := runOut("resume", "--help")
-	_, _, pause := runOut("pause", "--help")
+	_, resume, _ := runOut("resume", "--help")
+	_, pause, _ := runOut("pause", "--help")
 	if strings.Contains(resume, "-reason") || strings.Contains(resume, "-list") || !strings.Contains(resume, "-database") {
 		t.Errorf("resume --help:\n%s", resume)
 	}
 	if !strings.Contains(pause, "-reason") || !strings.Contains(pause, "-list") {
 		t.Errorf("pause --help:\n%s", pause)
 	}
-	if err, _, _ := runOut("resume", "checkouts", "--reason", "x"); !errors.As(err, new(usageError)) {
+	if _, _, err := runOut("resume", "checkouts", "--reason", "x"); !errors.As(err, new(usageError)) {
 		t.Errorf("resume --reason: %v", err)
 	}
 }
@@ -77,7 +77,7 @@ func TestErrorPrefixedOnce(t *testing.T) {
 	}
 	dsn := storetest.SQLiteDSN(t)
 	cli(t, dsn, "migrate")
-	err, _, _ := runOut("business", "suspend", "--business", "biz_nope", "--database", dsn)
+	_, _, err := runOut("business", "suspend", "--business", "biz_nope", "--database", dsn)
 	var b bytes.Buffer
 	if exitStatus(err, &b); strings.Count(b.String(), "payd:") != 1 {
 		t.Errorf("a store error prints %q", b.String())
@@ -112,7 +112,7 @@ func TestCommandsNeedAnExistingDatabase(t *testing.T) {
 		{"keys", "revoke", "--business", "biz_x", "--id", "key_x"},
 		{"link", "disable", "--link", "lnk_x"},
 	} {
-		err, out, _ := runOut(append(args, "--database", "sqlite:"+path)...)
+		out, _, err := runOut(append(args, "--database", "sqlite:"+path)...)
 		if err == nil || !strings.Contains(err.Error(), path+" does not exist") || out != "" {
 			t.Errorf("payd %v: %v, printed %q", args, err, out)
 		}
@@ -127,7 +127,7 @@ func TestCommandsNeedAnExistingDatabase(t *testing.T) {
 		t.Fatalf("pause after migrate: %q", got)
 	}
 	seeded := filepath.Join(dir, "seeded.db")
-	if err, _, errOut := runOut("dev", "seed", "--payments", "0", "--businesses", "1", "--database", "sqlite:"+seeded); err != nil {
+	if _, errOut, err := runOut("dev", "seed", "--payments", "0", "--businesses", "1", "--database", "sqlite:"+seeded); err != nil {
 		t.Fatalf("dev seed on a new database: %v\n%s", err, errOut)
 	}
 }
@@ -138,7 +138,7 @@ func TestCommandsNeedAnExistingDatabase(t *testing.T) {
 func TestMigratePrintsKeywordDSNRedacted(t *testing.T) {
 	kw := storetest.PostgresKeywordDSN(t) + " password=s3cret-pw"
 	t.Chdir(t.TempDir())
-	err, out, errOut := runOut("migrate", "--database", kw)
+	out, errOut, err := runOut("migrate", "--database", kw)
 	if err != nil {
 		t.Fatalf("migrate: %v\n%s", err, errOut)
 	}
