@@ -116,6 +116,11 @@ func (s *Server) checkoutTarget(ctx context.Context, ch checkoutChoice) (*checko
 	if tg.biz.SuspendedAt != nil {
 		return nil, payd.Errorf(payd.ErrBusinessSuspended, "this business cannot take payments right now")
 	}
+	// The route is public, but a caller that sends a key acts in that key's
+	// mode: a test key never opens a checkout on a live business (spec 5.3).
+	if err := tg.biz.RefuseTestKey(callOf(ctx).key); err != nil {
+		return nil, err
+	}
 	if tg.cs, err = s.checkoutSettings(ctx, s.store, bizID); err != nil {
 		return nil, err
 	}
