@@ -248,7 +248,7 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pg, err := parsePage(v, s.cursors, linkListName)
+	pg, err := parsePage(r.Context(), v, s.cursors, linkListName)
 	if err != nil {
 		return err
 	}
