@@ -360,3 +360,58 @@ func BenchmarkMemoryCounterNewAddresses(b *testing.B) {
 		}
 	}
 }
+
+// spec82 is spec 8.2's table: each limited route with its budget; routes
+// in one group share one budget.
+var spec82 = []struct {
+	routes []string
+	rule   rateRule
+}{
+	{[]string{"POST /checkouts"}, rateRule{30, 10 * time.Minute}},
+	{[]string{"POST /accounts"}, rateRule{10, time.Hour}},
+	{[]string{"POST /accounts/verify", "POST /accounts/verify/resend"}, rateRule{20, 10 * time.Minute}},
+	{[]string{"POST /sessions"}, rateRule{30, 10 * time.Minute}},
+	{[]string{"POST /sessions/two-factor"}, rateRule{30, 10 * time.Minute}},
+	{[]string{"POST /passkeys/authentication/options", "POST /passkeys/authentication/verify"}, rateRule{60, 10 * time.Minute}},
+	{[]string{"POST /me/password", "POST /me/two-factor", "POST /sessions/current/step-up",
+		"POST /sessions/current/step-up/options"}, rateRule{20, 10 * time.Minute}},
+	{[]string{"POST /me/passkeys/registration/options", "POST /me/passkeys"}, rateRule{20, 10 * time.Minute}},
+	{[]string{"POST /me/email"}, rateRule{10, time.Hour}},
+	{[]string{"POST /password-resets"}, rateRule{5, time.Hour}},
+	{[]string{"POST /password-resets/check", "POST /password-resets/confirm", "POST /email-changes/undo",
+		"POST /wallet-changes/cancel"}, rateRule{20, 10 * time.Minute}},
+	{[]string{"GET /public/referrals/{code}"}, rateRule{60, 10 * time.Minute}},
+}
+
+// TestRateRulesFollowSpec checks that every route of spec 8.2 that exists
+// carries its limit, with the spec's numbers, and that the routes the spec
+// groups share one budget; a route added later is held to it too.
+func TestRateRulesFollowSpec(t *testing.T) {
+	s := &Server{}
+	s.opts.Dev = true
+	mounted := map[string]route{}
+	for _, rt := range s.routeTable() {
+		mounted[rt.method+" "+rt.path] = rt
+	}
+	found := 0
+	for _, g := range spec82 {
+		shared := ""
+		for _, name := range g.routes {
+			rt, ok := mounted[name]
+			if !ok {
+				continue
+			}
+			found++
+			if rule, ok := rateRules[rt.limit]; !ok || rule != g.rule {
+				t.Errorf("%s is limited by %q (%+v), want %d per %v", name, rt.limit, rule, g.rule.Limit, g.rule.Window)
+			}
+			if shared != "" && rt.limit != shared {
+				t.Errorf("%s has budget %q, but its group shares %q", name, rt.limit, shared)
+			}
+			shared = rt.limit
+		}
+	}
+	if found == 0 {
+		t.Fatal("no route of spec 8.2 is mounted; POST /checkouts must be")
+	}
+}
