@@ -12,8 +12,10 @@ import (
 // the coin, the rates and settings in force, and the deposit the caller
 // derived from the business's wallet.
 type OpenParams struct {
-	Asset        money.Asset
-	Network      money.Network
+	Asset   money.Asset
+	Network money.Network
+	// Rates are the snapshot in force; nil when the price needs no market
+	// rate (NeedsRates).
 	Rates        *ExchangeRates
 	QuoteMinutes int
 	Deposit      Deposit
@@ -53,7 +55,7 @@ func OpenCryptoCheckout(p *Payment, in OpenParams, now time.Time) (*Checkout, er
 			NetUSD: split.AmountUSD + split.CustomerFeeUSD - split.FeeUSD},
 		WatchUntil: LiveWatchUntil, CreatedAt: now, UpdatedAt: now,
 	}
-	if fee, err := money.FromUSDCents(in.NetworkFeeUSD, in.Rates.Fiat[p.Currency]); err == nil && in.NetworkFeeUSD > 0 {
+	if fee, err := money.FromUSDCents(in.NetworkFeeUSD, in.Rates.USDPerUnit(p.Currency)); err == nil && in.NetworkFeeUSD > 0 {
 		c.Breakdown.NetworkFee = &fee
 	}
 	if split.CustomerFee > 0 {
@@ -70,15 +72,15 @@ var LiveWatchUntil = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 // quote prices due minor units of p's currency in the coin at the rates.
 func quote(due int64, p *Payment, in OpenParams) (*CryptoQuote, money.FeeSplit, error) {
 	x := in.Rates
-	split, err := money.SplitFee(due, p.Currency, x.Fiat[p.Currency], CryptoFeeBps, p.FeePayer)
+	split, err := money.SplitFee(due, p.Currency, x.USDPerUnit(p.Currency), CryptoFeeBps, p.FeePayer)
 	if err != nil {
 		return nil, split, err
 	}
-	coin, err := money.CoinFromUSDCents(split.AmountUSD+split.CustomerFeeUSD, in.Asset, x.Coins[in.Asset])
+	coin, err := money.CoinFromUSDCents(split.AmountUSD+split.CustomerFeeUSD, in.Asset, x.CoinCents(in.Asset))
 	if err != nil || coin.IsZero() {
 		return nil, split, Errorf(ErrAssetUnavailable, "%s cannot be priced right now", in.Asset)
 	}
-	rate, err := money.CoinRate(in.Asset, x.Coins[in.Asset], p.Currency, x.Fiat[p.Currency])
+	rate, err := money.CoinRate(in.Asset, x.CoinCents(in.Asset), p.Currency, x.USDPerUnit(p.Currency))
 	if err != nil {
 		return nil, split, Errorf(ErrAssetUnavailable, "%s cannot be priced right now", in.Asset)
 	}
@@ -89,7 +91,7 @@ func quote(due int64, p *Payment, in OpenParams) (*CryptoQuote, money.FeeSplit, 
 		}
 	}
 	return &CryptoQuote{Asset: in.Asset, Network: in.Network, Amount: coin, PriorAmount: prior,
-		Deposit: in.Deposit, AddressIndex: in.AddressIndex, Rate: rate, CoinPriceUSD: x.Coins[in.Asset],
+		Deposit: in.Deposit, AddressIndex: in.AddressIndex, Rate: rate, CoinPriceUSD: x.CoinCents(in.Asset),
 		WalletID: in.WalletID}, split, nil
 }
 

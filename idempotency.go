@@ -52,12 +52,17 @@ type IdempotencyStore interface {
 	DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int, error)
 }
 
-// RateCounterStore counts requests per key and fixed window in the database,
-// so that replicas on one PostgreSQL share one budget.
+// RateCounterStore counts requests per key and window in the database, so
+// that replicas on one PostgreSQL share one budget.
 type RateCounterStore interface {
 	// CountRateHit adds one hit to (key, window) and returns the count after it.
 	// expiresAt is when the row may be deleted.
 	CountRateHit(ctx context.Context, key string, window time.Time, expiresAt time.Time) (int, error)
+	// CountWindowHit adds one hit to the window of the given length that
+	// starts at window and returns the count after it and the count of the
+	// window just before, for a sliding-window estimate; the row is kept
+	// until the end of the next window.
+	CountWindowHit(ctx context.Context, key string, window time.Time, length time.Duration) (current, previous int, err error)
 	// DeleteExpiredRateCounters removes counters whose expiry is at or before now.
 	DeleteExpiredRateCounters(ctx context.Context, now time.Time) (int, error)
 }

@@ -166,13 +166,13 @@ func (l *Link) check(rules LinkRules, checkPrice bool) error {
 }
 
 // CheckPriceRange checks a price against spec 2.11 rule 2 at the rates in
-// force: invalid_request on field when it is out of range, an internal
-// error when there is no usable rate.
+// force (x may be nil for USD): invalid_request on field when it is out of
+// range, an internal error when there is no usable rate.
 func CheckPriceRange(field string, amount int64, c money.Currency, x *ExchangeRates) error {
-	if x == nil {
+	if x == nil && NeedsRates(c, "") {
 		return errors.New("payd: no exchange rates to check a price with")
 	}
-	err := money.CheckPrice(amount, c, x.Fiat[c])
+	err := money.CheckPrice(amount, c, x.USDPerUnit(c))
 	if errors.Is(err, money.ErrPriceRange) {
 		return FieldError(field, "%s", strings.TrimPrefix(err.Error(), money.ErrPriceRange.Error()+": "))
 	}

@@ -210,7 +210,8 @@ type PaymentParams struct {
 
 // NewPayment validates in and returns a pending payment of the business
 // with its created event. The price must lie in the allowed range at the
-// rates in force, x (spec 2.11 rule 2), and reporting is computed at them.
+// rates in force, x (spec 2.11 rule 2), and reporting is computed at them;
+// x may be nil for a USD price, which needs no rate (NeedsRates).
 // Redirect addresses follow the rules of a link's (https unless allowHTTP,
 // in development). No rail is chosen yet, so the fee rate is 0 and no fee
 // is shown until the payment succeeds.
@@ -218,7 +219,7 @@ func NewPayment(businessID string, in PaymentParams, x *ExchangeRates, allowHTTP
 	if err := in.validate(x, allowHTTP, now); err != nil {
 		return nil, err
 	}
-	split, err := money.SplitFee(in.Amount, in.Currency, x.Fiat[in.Currency], 0, in.FeePayer)
+	split, err := money.SplitFee(in.Amount, in.Currency, x.USDPerUnit(in.Currency), 0, in.FeePayer)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,41 @@ type ExchangeRates struct {
 	CreatedAt time.Time
 }
 
+// usdPerUSD is the US dollar's rate in every snapshot (spec 2.11 rule 8).
+var usdPerUSD = money.MustRate("1")
+
+// NeedsRates reports whether a price in c, paid in asset a ("" while no
+// coin is chosen), needs a market snapshot: only a currency other than USD,
+// or a coin other than a stablecoin, does. Everything else converts at the
+// fixed rates, so a USD price never fails for want of a rate source.
+func NeedsRates(c money.Currency, a money.Asset) bool {
+	return c != money.USD || a != "" && !a.Stable()
+}
+
+// USDPerUnit is what one unit of c is worth in US dollars: 1 for USD, even
+// with no snapshot (x nil); otherwise x's rate, zero when x has none.
+func (x *ExchangeRates) USDPerUnit(c money.Currency) money.Rate {
+	if c == money.USD {
+		return usdPerUSD
+	}
+	if x == nil {
+		return money.Rate{}
+	}
+	return x.Fiat[c]
+}
+
+// CoinCents is what one a is worth in US cents: 100 for a stablecoin, even
+// with no snapshot (x nil); otherwise x's price, zero when x has none.
+func (x *ExchangeRates) CoinCents(a money.Asset) int64 {
+	if a.Stable() {
+		return money.StableUSDCents
+	}
+	if x == nil {
+		return 0
+	}
+	return x.Coins[a]
+}
+
 // Quotes is what one rate source reports: any subset of coin prices and fiat
 // rates, in US dollars as exact decimals.
 type Quotes struct {

@@ -70,6 +70,14 @@ type checkoutTarget struct {
 	cs      *payd.CheckoutSettings
 }
 
+// currency is what the checkout's price is in.
+func (tg *checkoutTarget) currency() money.Currency {
+	if tg.link != nil {
+		return tg.link.Currency
+	}
+	return tg.payment.Currency
+}
+
 // createCheckout serves POST /checkouts (spec 2.5, 7.4): it checks the
 // choice against the business, then in one transaction makes the link's
 // payment (or takes the payment, replacing its open checkout), hands out
@@ -115,6 +123,11 @@ func (s *Server) checkoutTarget(ctx context.Context, ch checkoutChoice) (*checko
 	}
 	if tg.biz.SuspendedAt != nil {
 		return nil, payd.Errorf(payd.ErrBusinessSuspended, "this business cannot take payments right now")
+	}
+	// The route is public, but a caller that sends a key acts in that key's
+	// mode: a test key never opens a checkout on a live business (spec 5.3).
+	if err := tg.biz.RefuseTestKey(callOf(ctx).key); err != nil {
+		return nil, err
 	}
 	if tg.cs, err = s.checkoutSettings(ctx, s.store, bizID); err != nil {
 		return nil, err
@@ -188,7 +201,7 @@ func (s *Server) openParams(ctx context.Context, tg *checkoutTarget, ch checkout
 	if n == nil {
 		return payd.OpenParams{}, payd.Errorf(payd.ErrTemporarilyUnavailable, "%s cannot be used right now", ch.network)
 	}
-	x, err := s.rates.Latest(ctx)
+	x, err := s.ratesFor(ctx, tg.currency(), ch.asset)
 	if err != nil {
 		return payd.OpenParams{}, err
 	}
@@ -297,11 +310,11 @@ func (s *Server) checkoutPayment(ctx context.Context, q payd.Queries, tg *checko
 		}
 		return p, false, p.CheckOpenable(now)
 	}
-	x, err := s.rates.Latest(ctx)
+	l := tg.link
+	x, err := s.ratesFor(ctx, l.Currency, "")
 	if err != nil {
 		return nil, false, err
 	}
-	l := tg.link
 	in := payd.PaymentParams{Amount: l.Amount, Currency: l.Currency, Description: l.Name, LinkID: l.ID,
 		SuccessURL: l.SuccessURL, FeePayer: tg.cs.FeePayer}
 	if cust != nil {

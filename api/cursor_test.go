@@ -29,8 +29,8 @@ func TestCursorRoundTrip(t *testing.T) {
 		{"a|b", "c\x00d", "日本", strings.Repeat("v", 300)},
 		slices.Repeat([]string{"x"}, maxCursorAfter),
 	} {
-		s := c.encode("payments", "status=pending", after)
-		got, err := c.decode(s, "payments", "status=pending")
+		s := c.encode("biz_a", "payments", "status=pending", after)
+		got, err := c.decode(s, "biz_a", "payments", "status=pending")
 		if err != nil || !slices.Equal(got, after) {
 			t.Errorf("decode(encode(%q)) = %q, %v", after, got, err)
 		}
@@ -43,7 +43,7 @@ func TestCursorRoundTrip(t *testing.T) {
 // TestCursorRefused checks every way a cursor is refused.
 func TestCursorRefused(t *testing.T) {
 	c := testCodec()
-	valid := c.encode("payments", "status=pending", []string{"1700000000000000", "pmt_abc"})
+	valid := c.encode("biz_a", "payments", "status=pending", []string{"1700000000000000", "pmt_abc"})
 	raw, _ := base64.RawURLEncoding.DecodeString(valid)
 	payload := raw[:len(raw)-cursorTagLen]
 	other := cursorCodec{key: bytes.Repeat([]byte{1}, cursorKeyLen)}
@@ -59,13 +59,14 @@ func TestCursorRefused(t *testing.T) {
 		{"too short", "AAAA", "payments", "status=pending", "malformed"},
 		{"truncated", valid[:len(valid)-3], "payments", "status=pending", ""},
 		{"extended", valid + "AAAA", "payments", "status=pending", "not one this server made"},
-		{"another key", other.encode("payments", "status=pending", []string{"1", "pmt_abc"}), "payments", "status=pending", "not one this server made"},
+		{"another key", other.encode("biz_a", "payments", "status=pending", []string{"1", "pmt_abc"}), "payments", "status=pending", "not one this server made"},
 		{"bad tag", c.sealRaw(payload, bytes.Repeat([]byte{0}, cursorTagLen)), "payments", "status=pending", "not one this server made"},
-		{"another version", c.seal(append([]byte{2}, payload[1:]...)), "payments", "status=pending", "another version"},
-		{"no values", c.seal(append(slices.Clone(payload[:2+8+cursorHashLen]), 0, 0)), "payments", "status=pending", "malformed"},
-		{"short value", c.seal(append(slices.Clone(payload[:2+8+cursorHashLen]), 1, 9, 'x')), "payments", "status=pending", "malformed"},
+		{"another version", c.seal(append([]byte{3}, payload[1:]...)), "payments", "status=pending", "another version"},
+		{"no values", c.seal(append(slices.Clone(payload[:2+cursorHashLen+8+cursorHashLen]), 0, 0)), "payments", "status=pending", "malformed"},
+		{"short value", c.seal(append(slices.Clone(payload[:2+cursorHashLen+8+cursorHashLen]), 1, 9, 'x')), "payments", "status=pending", "malformed"},
 		{"trailing bytes", c.seal(append(slices.Clone(payload), 0)), "payments", "status=pending", "malformed"},
 		{"another list", valid, "customers", "status=pending", "another list"},
+		{"version 1", c.seal(append([]byte{1}, payload[1:]...)), "payments", "status=pending", "another version"},
 		{"list prefix", valid, "payment", "status=pending", "another list"},
 		{"other filters", valid, "payments", "status=failed", "other filters"},
 		{"no filters", valid, "payments", "", "other filters"},
@@ -73,10 +74,14 @@ func TestCursorRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := c.decode(tt.cursor, tt.list, tt.filters)
+			got, err := c.decode(tt.cursor, "biz_a", tt.list, tt.filters)
 			checkCursorError(t, got, err, tt.msg)
 		})
 	}
+	t.Run("another business", func(t *testing.T) {
+		got, err := c.decode(valid, "biz_b", "payments", "status=pending")
+		checkCursorError(t, got, err, "another business")
+	})
 }
 
 // sealRaw encodes payload with a tag of the test's choosing.
@@ -100,7 +105,7 @@ func checkCursorError(t *testing.T, got []string, err error, msg string) {
 // base64url character, and cuts and extends it: no change may be accepted.
 func TestCursorTamper(t *testing.T) {
 	c := testCodec()
-	valid := c.encode("payments", "q=ann", []string{"1700000000000000", "pmt_0123456789ABCDEFGHIJKLMN"})
+	valid := c.encode("biz_a", "payments", "q=ann", []string{"1700000000000000", "pmt_0123456789ABCDEFGHIJKLMN"})
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 	for i := range len(valid) {
 		for _, r := range alphabet {
@@ -108,11 +113,11 @@ func TestCursorTamper(t *testing.T) {
 				continue
 			}
 			forged := valid[:i] + string(r) + valid[i+1:]
-			if got, err := c.decode(forged, "payments", "q=ann"); err == nil {
+			if got, err := c.decode(forged, "biz_a", "payments", "q=ann"); err == nil {
 				t.Fatalf("decode accepted %q (character %d changed): %q", forged, i, got)
 			}
 		}
-		if _, err := c.decode(valid[:i], "payments", "q=ann"); err == nil {
+		if _, err := c.decode(valid[:i], "biz_a", "payments", "q=ann"); err == nil {
 			t.Fatalf("decode accepted the first %d characters", i)
 		}
 	}
@@ -122,13 +127,13 @@ func TestCursorTamper(t *testing.T) {
 // minting cursors that decode would refuse.
 func TestCursorMisuse(t *testing.T) {
 	for name, f := range map[string]func(){
-		"short key":  func() { cursorCodec{key: []byte("short")}.encode("payments", "", []string{"1"}) },
-		"no list":    func() { testCodec().encode("", "", []string{"1"}) },
-		"long list":  func() { testCodec().encode(strings.Repeat("l", 256), "", []string{"1"}) },
-		"no values":  func() { testCodec().encode("payments", "", nil) },
-		"too many":   func() { testCodec().encode("payments", "", make([]string, maxCursorAfter+1)) },
-		"too long":   func() { testCodec().encode("payments", "", []string{strings.Repeat("v", 800)}) },
-		"nil values": func() { testCodec().encode("payments", "", []string{}) },
+		"short key":  func() { cursorCodec{key: []byte("short")}.encode("biz_a", "payments", "", []string{"1"}) },
+		"no list":    func() { testCodec().encode("biz_a", "", "", []string{"1"}) },
+		"long list":  func() { testCodec().encode("biz_a", strings.Repeat("l", 256), "", []string{"1"}) },
+		"no values":  func() { testCodec().encode("biz_a", "payments", "", nil) },
+		"too many":   func() { testCodec().encode("biz_a", "payments", "", make([]string, maxCursorAfter+1)) },
+		"too long":   func() { testCodec().encode("biz_a", "payments", "", []string{strings.Repeat("v", 800)}) },
+		"nil values": func() { testCodec().encode("biz_a", "payments", "", []string{}) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
@@ -139,7 +144,7 @@ func TestCursorMisuse(t *testing.T) {
 			f()
 		})
 	}
-	_, err := cursorCodec{}.decode("x", "payments", "")
+	_, err := cursorCodec{}.decode("x", "biz_a", "payments", "")
 	if err == nil || payd.ErrorCode(err) != payd.ErrInternal {
 		t.Errorf("decode without a key = %v, want an internal error", err)
 	}
@@ -184,13 +189,13 @@ func TestCanonicalFilters(t *testing.T) {
 // would have to be a cursor the server made).
 func FuzzCursorDecode(f *testing.F) {
 	c := testCodec()
-	f.Add(c.encode("payments", "status=pending", []string{"1700000000000000", "pmt_abc"}), "payments", "status=pending")
-	f.Add(c.encode("payments", "", []string{"5000", "pmt_x"}), "payments", "")
-	f.Add(c.encode("customers", "q=ann", []string{""}), "customers", "q=ann")
+	f.Add(c.encode("biz_a", "payments", "status=pending", []string{"1700000000000000", "pmt_abc"}), "payments", "status=pending")
+	f.Add(c.encode("biz_a", "payments", "", []string{"5000", "pmt_x"}), "payments", "")
+	f.Add(c.encode("biz_a", "customers", "q=ann", []string{""}), "customers", "q=ann")
 	f.Add("AAAA", "payments", "")
 	f.Add("", "payments", "")
 	f.Fuzz(func(t *testing.T, s, list, filters string) {
-		after, err := c.decode(s, list, filters)
+		after, err := c.decode(s, "biz_a", list, filters)
 		if err != nil {
 			var pe *payd.Error
 			if !errors.As(err, &pe) || pe.Code != payd.ErrInvalidRequest || pe.Field != "cursor" {
@@ -198,7 +203,7 @@ func FuzzCursorDecode(f *testing.F) {
 			}
 			return
 		}
-		if again := c.encode(list, filters, after); again != s {
+		if again := c.encode("biz_a", list, filters, after); again != s {
 			t.Fatalf("decode accepted %q, but encode of its values is %q", s, again)
 		}
 	})

@@ -151,7 +151,7 @@ func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pg, err := parsePage(v, s.cursors, customerListName)
+	pg, err := parsePage(r.Context(), v, s.cursors, customerListName)
 	if err != nil {
 		return err
 	}

@@ -177,7 +177,7 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pg, err := parsePage(v, s.cursors, deliveryListName)
+	pg, err := parsePage(r.Context(), v, s.cursors, deliveryListName)
 	if err != nil {
 		return err
 	}

@@ -219,6 +219,10 @@ func (b *bundle) checkCommon(hr *http.Request, r *response) {
 	if !payd.HasPrefix(id, payd.PrefixRequest) {
 		b.t.Errorf("%s %s: Service-Request-Id %q", hr.Method, hr.URL.Path, id)
 	}
+	if r.header.Get("Cache-Control") != "no-store" || r.header.Get("X-Content-Type-Options") != "nosniff" {
+		b.t.Errorf("%s %s: %d with Cache-Control %q and X-Content-Type-Options %q, want no-store and nosniff",
+			hr.Method, hr.URL.Path, r.status, r.header.Get("Cache-Control"), r.header.Get("X-Content-Type-Options"))
+	}
 	if r.status >= 400 {
 		e, _ := r.json(b.t)["error"].(map[string]any)
 		if e == nil || e["request_id"] != id {

@@ -121,10 +121,11 @@ func parseCurrency(s *string) (*money.Currency, error) {
 }
 
 // linkRules are the rules a link's fields are checked under; rates are
-// fetched only when the price is set or changes.
-func (s *Server) linkRules(ctx context.Context, priced bool) (payd.LinkRules, error) {
+// fetched only when a price is set or changes in a currency that needs
+// them (payd.NeedsRates), or in one not known before the link is read.
+func (s *Server) linkRules(ctx context.Context, priced bool, c *money.Currency) (payd.LinkRules, error) {
 	rules := payd.LinkRules{AllowHTTP: s.opts.Dev}
-	if !priced {
+	if !priced || c != nil && !payd.NeedsRates(*c, "") {
 		return rules, nil
 	}
 	x, err := s.rates.Latest(ctx)
@@ -145,7 +146,7 @@ func (s *Server) createLink(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	rules, err := s.linkRules(r.Context(), true)
+	rules, err := s.linkRules(r.Context(), u.Currency != nil, u.Currency)
 	if err != nil {
 		return err
 	}
@@ -183,7 +184,7 @@ func (s *Server) updateLink(w http.ResponseWriter, r *http.Request) error {
 	}
 	u := payd.LinkUpdate{Name: req.Name, Description: req.Description, Amount: req.Amount, Currency: cur,
 		SuccessURL: req.SuccessURL.ptr()}
-	rules, err := s.linkRules(r.Context(), u.Amount != nil || u.Currency != nil)
+	rules, err := s.linkRules(r.Context(), u.Amount != nil || u.Currency != nil, u.Currency)
 	if err != nil {
 		return err
 	}
@@ -248,7 +249,7 @@ func (s *Server) listLinks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	pg, err := parsePage(v, s.cursors, linkListName)
+	pg, err := parsePage(r.Context(), v, s.cursors, linkListName)
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func (s *Server) listPayments(w http.ResponseWriter, r *http.Request) error {
 	if inc.customer && !c.key.Can(payd.AreaCustomers, payd.AccessRead) {
 		return payd.Errorf(payd.ErrPermissionDenied, "include=customer needs a key that can read customers")
 	}
-	pg, err := parsePage(v, s.cursors, paymentListName)
+	pg, err := parsePage(r.Context(), v, s.cursors, paymentListName)
 	if err != nil {
 		return err
 	}

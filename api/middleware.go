@@ -55,7 +55,14 @@ func requestID(ctx context.Context) string { return callOf(ctx).id }
 func (s *Server) wrap(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &call{id: payd.NewID(payd.PrefixRequest), start: clock.Real{}.Now()}
-		w.Header().Set("Service-Request-Id", c.id)
+		h := w.Header()
+		h.Set("Service-Request-Id", c.id)
+		// Answers are per caller and per moment (keys, balances, secrets):
+		// no cache may keep one, and no browser may read one as anything but
+		// JSON. Set first, so errors, buffered and replayed answers carry
+		// them too.
+		h.Set("Cache-Control", "no-store")
+		h.Set("X-Content-Type-Options", "nosniff")
 		r = r.WithContext(context.WithValue(r.Context(), callKey{}, c))
 		sw := &statusWriter{ResponseWriter: w}
 		defer s.logRequest(sw, r, c)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/url"
 
 	"payd"
@@ -20,17 +21,19 @@ type page struct {
 	Limit int
 	After []string
 
-	codec   cursorCodec
-	list    string
-	filters string
+	codec    cursorCodec
+	business string
+	list     string
+	filters  string
 }
 
 // parsePage reads limit and cursor from a list request's query. list names
-// the list (such as "payments"); the cursor must come from the same list
-// under the same filters (canonicalFilters). Errors are invalid_request on
-// field "limit" or "cursor", except a server without a cursor key.
-func parsePage(q url.Values, codec cursorCodec, list string) (page, error) {
-	p := page{Limit: defaultPageLimit, codec: codec, list: list, filters: canonicalFilters(q)}
+// the list (such as "payments"); the cursor must come from the same list of
+// the caller's business (ctx's call) under the same filters
+// (canonicalFilters). Errors are invalid_request on field "limit" or
+// "cursor", except a server without a cursor key.
+func parsePage(ctx context.Context, q url.Values, codec cursorCodec, list string) (page, error) {
+	p := page{Limit: defaultPageLimit, codec: codec, business: callerBusiness(ctx), list: list, filters: canonicalFilters(q)}
 	limit, ok, err := onlyValue(q, "limit")
 	if err != nil {
 		return page{}, err
@@ -45,7 +48,7 @@ func parsePage(q url.Values, codec cursorCodec, list string) (page, error) {
 		return page{}, err
 	}
 	if ok {
-		if p.After, err = codec.decode(cursor, list, p.filters); err != nil {
+		if p.After, err = codec.decode(cursor, p.business, list, p.filters); err != nil {
 			return page{}, err
 		}
 	}
@@ -84,5 +87,14 @@ func parseLimit(s string) (int, bool) {
 // bound to the same list and filters as this page. Callers fetch Limit+1
 // items to learn has_more and pass the position of the Limit-th.
 func (p page) nextCursor(last []string) string {
-	return p.codec.encode(p.list, p.filters, last)
+	return p.codec.encode(p.business, p.list, p.filters, last)
+}
+
+// callerBusiness is the id of the business the request acts for; lists
+// are only served to callers with one.
+func callerBusiness(ctx context.Context) string {
+	if biz := callOf(ctx).biz; biz != nil {
+		return biz.ID
+	}
+	return ""
 }

@@ -1,19 +1,22 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"slices"
 	"testing"
 
 	"payd"
+	"payd/store"
+	"payd/store/storetest"
 )
 
 // TestParsePage checks limits and cursors, and every refusal with its field.
 func TestParsePage(t *testing.T) {
 	c := testCodec()
 	pos := []string{"1700000000000000", "pmt_abc"}
-	cur := c.encode("payments", "status=pending", pos)
+	cur := c.encode("", "payments", "status=pending", pos)
 	tests := []struct {
 		name  string
 		query string
@@ -53,7 +56,7 @@ func TestParsePage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := parsePage(q, c, "payments")
+			p, err := parsePage(context.Background(), q, c, "payments")
 			if tt.field != "" {
 				var pe *payd.Error
 				if !errors.As(err, &pe) || pe.Code != payd.ErrInvalidRequest || pe.Field != tt.field {
@@ -73,12 +76,12 @@ func TestParsePage(t *testing.T) {
 func TestParsePageOtherList(t *testing.T) {
 	c := testCodec()
 	q := url.Values{"q": {"ann"}}
-	p, err := parsePage(q, c, "customers")
+	p, err := parsePage(context.Background(), q, c, "customers")
 	if err != nil {
 		t.Fatal(err)
 	}
 	q.Set("cursor", p.nextCursor([]string{"1", "cst_x"}))
-	if _, err := parsePage(q, c, "links"); payd.ErrorCode(err) != payd.ErrInvalidRequest {
+	if _, err := parsePage(context.Background(), q, c, "links"); payd.ErrorCode(err) != payd.ErrInvalidRequest {
 		t.Errorf("parsePage of another list's cursor = %v, want invalid_request", err)
 	}
 }
@@ -88,20 +91,41 @@ func TestParsePageOtherList(t *testing.T) {
 func TestNextCursor(t *testing.T) {
 	c := testCodec()
 	q := url.Values{"status": {"pending"}, "metadata[order]": {"7"}, "limit": {"2"}}
-	first, err := parsePage(q, c, "payments")
+	first, err := parsePage(context.Background(), q, c, "payments")
 	if err != nil {
 		t.Fatal(err)
 	}
 	last := []string{"1700000000000000", "pmt_abc"}
 	q.Set("cursor", first.nextCursor(last))
 	q.Set("limit", "3")
-	second, err := parsePage(q, c, "payments")
+	second, err := parsePage(context.Background(), q, c, "payments")
 	if err != nil || second.Limit != 3 || !slices.Equal(second.After, last) {
 		t.Fatalf("second page = limit %d after %q, %v", second.Limit, second.After, err)
 	}
 	// The second page binds its own cursor to the same filters.
 	q.Set("cursor", second.nextCursor([]string{"1600000000000000", "pmt_def"}))
-	if third, err := parsePage(q, c, "payments"); err != nil || third.After[1] != "pmt_def" {
+	if third, err := parsePage(context.Background(), q, c, "payments"); err != nil || third.After[1] != "pmt_def" {
 		t.Fatalf("third page = %+v, %v", third, err)
 	}
+}
+
+// TestForeignCursor covers spec 4.1 across businesses: a cursor that
+// business A's list returned is refused with 400 invalid_request on cursor
+// when business B sends it, on the same list with the same filters, while
+// A can still use it.
+func TestForeignCursor(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		c := clTest{t, b}
+		a, other := b.newBusiness(false), b.newBusiness(false)
+		for _, tb := range []*testBusiness{a, other} {
+			for range 2 {
+				c.data(request{method: "POST", path: "/customers", key: tb.live, body: `{"name":"Ann"}`}, 201)
+			}
+		}
+		first := c.call(request{method: "GET", path: "/customers?limit=1", key: a.live}, 200)
+		next := "/customers?limit=1&cursor=" + url.QueryEscape(first["next_cursor"].(string))
+		c.call(request{method: "GET", path: next, key: other.live}, 400, "invalid_request", "cursor")
+		c.call(request{method: "GET", path: next, key: a.test}, 200) // the business's other key
+	})
 }

@@ -290,7 +290,7 @@ func (s *Server) newPayment(ctx context.Context, biz *payd.Business, req *create
 		}
 		in.FeePayer = set.FeePayer
 	}
-	x, err := s.rates.Latest(ctx)
+	x, err := s.ratesFor(ctx, in.Currency, "")
 	if err != nil {
 		return nil, cust, err
 	}

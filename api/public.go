@@ -171,8 +171,10 @@ func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.C
 	if !out.AcceptingPayments {
 		return out, nil
 	}
+	// Without a snapshot a USD price still offers what converts at fixed
+	// rates (stablecoins, card); the coins that need a rate are left out.
 	x, err := s.rates.Latest(ctx)
-	if err != nil {
+	if err != nil && (payd.NeedsRates(c, "") || payd.ErrorCode(err) != payd.ErrUpstreamUnavailable) {
 		return checkoutOffer{}, err
 	}
 	if cs.AcceptsRail(payd.RailCrypto) {
@@ -181,7 +183,7 @@ func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.C
 		}
 	}
 	if cs.AcceptsRail(payd.RailCard) {
-		card, err := cardOptionFor(price, c, *payer, x.Fiat[c])
+		card, err := cardOptionFor(price, c, *payer, x.USDPerUnit(c))
 		if err != nil {
 			return checkoutOffer{}, err
 		}
@@ -195,23 +197,23 @@ func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.C
 // than failing the whole page.
 func cryptoOptions(price int64, c money.Currency, payer money.FeePayer, cs *payd.CheckoutSettings, x *payd.ExchangeRates,
 	networkFee func(money.Asset, money.Network) (usdCents int64, ok bool)) ([]cryptoOption, error) {
-	split, err := money.SplitFee(price, c, x.Fiat[c], payd.CryptoFeeBps, payer)
+	split, err := money.SplitFee(price, c, x.USDPerUnit(c), payd.CryptoFeeBps, payer)
 	if err != nil {
 		return nil, err
 	}
 	out := []cryptoOption{}
 	for _, o := range cs.Offers() {
-		coin, err := money.CoinFromUSDCents(split.AmountUSD+split.CustomerFeeUSD, o.Asset, x.Coins[o.Asset])
+		coin, err := money.CoinFromUSDCents(split.AmountUSD+split.CustomerFeeUSD, o.Asset, x.CoinCents(o.Asset))
 		if err != nil {
 			continue
 		}
-		rate, err := money.CoinRate(o.Asset, x.Coins[o.Asset], c, x.Fiat[c])
+		rate, err := money.CoinRate(o.Asset, x.CoinCents(o.Asset), c, x.USDPerUnit(c))
 		if err != nil {
 			continue
 		}
 		bd := breakdownOf(price, c, split, payer)
 		if cents, ok := networkFee(o.Asset, o.Network); ok && cents > 0 {
-			if fee, err := money.FromUSDCents(cents, x.Fiat[c]); err == nil {
+			if fee, err := money.FromUSDCents(cents, x.USDPerUnit(c)); err == nil {
 				bd.NetworkFee = &fee
 			}
 		}

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -41,10 +40,21 @@ var rateRules = map[string]rateRule{
 type RateCounter interface {
 	// CountRateHit adds one hit to (key, window) and returns the count after it.
 	CountRateHit(ctx context.Context, key string, window time.Time, expiresAt time.Time) (int, error)
+	// CountWindowHit adds one hit to the window of the given length that
+	// starts at window and returns the count after it together with the
+	// count of the window just before; both are kept until the end of the
+	// window after this one, when this one has become the previous.
+	CountWindowHit(ctx context.Context, key string, window time.Time, length time.Duration) (current, previous int, err error)
 }
 
-// limiter applies fixed-window limits on the service clock, so the dev test
-// clock starts new windows like real time does.
+// limiter applies sliding-window limits on the service clock, so the dev
+// test clock moves the windows like real time does. The window is the
+// two-window estimate: the hits of the current clock-aligned window plus
+// those of the previous one weighted by how much of it still lies within
+// the last Window. A burst at the end of one window therefore still counts
+// at the start of the next, where a fixed window let a second full budget
+// through within seconds (60 checkouts in 11 s). Refused hits count too: a
+// client that keeps knocking without waiting for Retry-After stays limited.
 type limiter struct {
 	counter RateCounter
 	clock   clock.Clock
@@ -55,8 +65,9 @@ func newLimiter(c RateCounter, clk clock.Clock, rules map[string]rateRule) *limi
 	return &limiter{counter: c, clock: clk, rules: rules}
 }
 
-// allow counts a hit of ip against rule name and refuses it with
-// rate_limited and Retry-After once the window's budget is spent.
+// allow counts a hit of the client at ip against rule name and refuses it
+// with rate_limited and Retry-After once the sliding window's budget is
+// spent.
 func (l *limiter) allow(ctx context.Context, name, ip string) error {
 	rule, ok := l.rules[name]
 	if name == "" || !ok {
@@ -64,49 +75,98 @@ func (l *limiter) allow(ctx context.Context, name, ip string) error {
 	}
 	now := l.clock.Now()
 	start := now.Truncate(rule.Window)
-	end := start.Add(rule.Window)
-	n, err := l.counter.CountRateHit(ctx, name+"|"+ip, start, end)
+	cur, prev, err := l.counter.CountWindowHit(ctx, name+"|"+rateSubject(ip), start, rule.Window)
 	if err != nil {
 		return err
 	}
-	if n > rule.Limit {
-		return &payd.Error{Code: payd.ErrRateLimited, RetryAfter: end.Sub(now),
+	if wait := rule.wait(cur, prev, now.Sub(start)); wait > 0 {
+		return &payd.Error{Code: payd.ErrRateLimited, RetryAfter: wait,
 			Message: "too many requests from this address; wait for Retry-After seconds"}
 	}
 	return nil
 }
 
-// clientIP is the peer's address, or, when the peer is a trusted proxy, the
-// nearest address in X-Forwarded-For that is not one.
-func (s *Server) clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
+// wait is zero when cur hits in the current window (this one included)
+// and prev in the previous one, elapsed into the current window, stay within
+// the budget; otherwise it is how long until one more hit would. The
+// estimate prev·(W−elapsed)/W + cur ≤ Limit is compared in whole
+// microseconds, never in floating point, so both counters and every replica
+// decide alike.
+func (r rateRule) wait(cur, prev int, elapsed time.Duration) time.Duration {
+	w, e := r.Window.Microseconds(), elapsed.Microseconds()
+	if int64(prev)*(w-e)+int64(cur)*w <= int64(r.Limit)*w {
+		return 0
 	}
-	if len(s.opts.TrustedProxies) == 0 || !s.trusted(host) {
-		return host
+	if cur < r.Limit { // later in this window, once enough of prev has slid out
+		return time.Duration(w-int64(r.Limit-cur-1)*w/int64(prev))*time.Microsecond - elapsed
+	}
+	// In the next window, where this window's hits are the previous ones and
+	// the retry is the first.
+	next := w - int64(r.Limit-1)*w/int64(cur)
+	return time.Duration(w+next)*time.Microsecond - elapsed
+}
+
+// rateSubject is whom a limit counts: an IPv4 address, or the /64 network
+// of an IPv6 one, since a single IPv6 client usually holds a whole /64 and
+// would otherwise get a fresh budget from every address in it.
+func rateSubject(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil || a.Is4() {
+		return ip
+	}
+	p, _ := a.Prefix(64)
+	return p.String()
+}
+
+// clientIP is the peer's address, or, when the peer is a trusted proxy, the
+// nearest address in X-Forwarded-For that is not one. IPv4-mapped IPv6
+// addresses are shown as IPv4.
+func (s *Server) clientIP(r *http.Request) string {
+	peer, ok := parseHop(r.RemoteAddr)
+	if !ok {
+		return r.RemoteAddr
+	}
+	if len(s.opts.TrustedProxies) == 0 || !s.trusted(peer) {
+		return peer.String()
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
 	for i := len(hops) - 1; i >= 0; i-- {
-		hop := strings.TrimSpace(hops[i])
-		if _, err := netip.ParseAddr(hop); err != nil {
+		hop, ok := parseHop(hops[i])
+		if !ok {
 			break
 		}
-		host = hop
+		peer = hop
 		if !s.trusted(hop) {
 			break
 		}
 	}
-	return host
+	return peer.String()
 }
 
-func (s *Server) trusted(host string) bool {
-	a, err := netip.ParseAddr(host)
+// parseHop reads one address as peers and proxies write it: bare
+// (198.51.100.7, 2001:db8::1), bracketed ([2001:db8::1]) or with a port
+// (198.51.100.7:4711, [2001:db8::1]:443). Zones are dropped and IPv4-mapped
+// addresses unmapped, so one client has one spelling.
+func parseHop(s string) (netip.Addr, bool) {
+	s = strings.TrimSpace(s)
+	a, err := netip.ParseAddr(s)
 	if err != nil {
-		return false
+		var ap netip.AddrPort
+		if ap, err = netip.ParseAddrPort(s); err == nil {
+			a = ap.Addr()
+		} else if len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' {
+			a, err = netip.ParseAddr(s[1 : len(s)-1])
+		}
 	}
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a.WithZone("").Unmap(), true
+}
+
+func (s *Server) trusted(a netip.Addr) bool {
 	for _, p := range s.opts.TrustedProxies {
-		if p.Contains(a.Unmap()) {
+		if p.Contains(a) {
 			return true
 		}
 	}
@@ -155,6 +215,22 @@ func NewMemoryCounter(clk clock.Clock) *MemoryCounter {
 func (m *MemoryCounter) CountRateHit(_ context.Context, key string, window, expiresAt time.Time) (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.hit(key, window, expiresAt), nil
+}
+
+// CountWindowHit adds one hit to the window of the given length starting at
+// window and returns its count and the previous window's, under one lock so
+// that concurrent hits see consistent pairs.
+func (m *MemoryCounter) CountWindowHit(_ context.Context, key string, window time.Time, length time.Duration) (current, previous int, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	current = m.hit(key, window, window.Add(2*length))
+	previous = m.windows[memoryKey{key, window.Add(-length).UnixMicro()}].count
+	return current, previous, nil
+}
+
+// hit sweeps when due and counts one hit; the caller holds mu.
+func (m *MemoryCounter) hit(key string, window, expiresAt time.Time) int {
 	if now := m.clock.Now(); !now.Before(m.nextSweep) {
 		for k, w := range m.windows {
 			if !now.Before(w.expires) {
@@ -168,5 +244,5 @@ func (m *MemoryCounter) CountRateHit(_ context.Context, key string, window, expi
 	w.count++
 	w.expires = expiresAt
 	m.windows[k] = w
-	return w.count, nil
+	return w.count
 }

@@ -24,46 +24,147 @@ func created(w http.ResponseWriter, r *http.Request) error {
 // Retry-After, windows on the service clock, one budget per address.
 func TestRateLimit(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		limited := route{method: "POST", path: "/_test/limited", access: public, limit: "checkouts", h: created}
-		b := setup(t, db, limited)
-		hit := func(b *bundle) *response {
-			return b.do(request{method: "POST", path: "/_test/limited"})
-		}
-		// Start at a window boundary so that the test cannot straddle two windows.
-		now := b.clock.Now()
-		b.clock.Advance(now.Truncate(10 * time.Minute).Add(10 * time.Minute).Sub(now))
+		b := setup(t, db, limitedRoute)
+		// Start at a window boundary: the 30 hits are then all in one window.
+		alignTo(b, 0)
 		for i := 0; i < 30; i++ {
-			if r := hit(b); r.status != 201 {
+			if r := hitLimited(b, ""); r.status != 201 {
 				t.Fatalf("hit %d: %d %s", i+1, r.status, r.body)
 			}
 		}
 		b.clock.Advance(4 * time.Minute)
-		r := hit(b)
-		if code, _ := r.errorCode(t); r.status != 429 || code != "rate_limited" {
-			t.Fatalf("31st: %d %s", r.status, r.body)
-		}
-		if ra, _ := strconv.Atoi(r.header.Get("Retry-After")); ra != 360 {
-			t.Fatalf("Retry-After %q, want 360", r.header.Get("Retry-After"))
-		}
+		// The 31st counts too: in the next window 31 previous hits weigh
+		// 31·(600−e)/600, and one more fits once that is at most 29, at
+		// e = 600 − ⌊29·600/31⌋ s = 38.71 s: 6 min + 38.71 s from now.
+		wantRetry(t, hitLimited(b, ""), 399)
 		b.clock.Advance(6 * time.Minute)
-		if r := hit(b); r.status != 201 {
-			t.Fatalf("new window: %d", r.status)
+		wantRetry(t, hitLimited(b, ""), 0) // too early: the hits still count
+		b.clock.Advance(10 * time.Minute)
+		if r := hitLimited(b, ""); r.status != 201 {
+			t.Fatalf("a window later: %d", r.status)
 		}
 		if db.Dialect() != "postgres" {
 			return
 		}
 		// A second replica on the same database shares the budget.
-		b2 := setup(t, db, limited)
+		alignTo(b, 0)
+		b2 := setup(t, db, limitedRoute)
 		b2.clock.Advance(b.clock.Now().Sub(b2.clock.Now()))
-		for i := 0; i < 29; i++ {
-			if r := hit(b2); r.status != 201 {
+		for i := 0; i < 29; i++ { // the previous window's one hit weighs 1 at e = 0
+			if r := hitLimited(b2, ""); r.status != 201 {
 				t.Fatalf("replica hit %d: %d", i, r.status)
 			}
 		}
-		if r := hit(b); r.status != 429 {
+		if r := hitLimited(b, ""); r.status != 429 {
 			t.Fatalf("replicas must share one budget: %d", r.status)
 		}
 	})
+}
+
+// TestRateLimitSlides is issue 15's burst: 30 checkouts just before a
+// clock-aligned window ends and 30 just after used to all pass, 60 within
+// 11 s. The window slides now: the second 30 are refused, Retry-After is
+// exactly when the next one fits, and a client that waits for it gets in.
+func TestRateLimitSlides(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, limitedRoute)
+		alignTo(b, -5*time.Second)
+		for i := range 30 {
+			if r := hitLimited(b, ""); r.status != 201 {
+				t.Fatalf("hit %d: %d", i+1, r.status)
+			}
+		}
+		b.clock.Advance(10 * time.Second)
+		var last *response
+		for i := range 30 {
+			if last = hitLimited(b, ""); last.status != 429 {
+				t.Fatalf("hit %d of the second burst, 10 s after the first: %d, want 429", i+1, last.status)
+			}
+		}
+		// 30 hits before, 30 refused ones now at e = 5 s: in the next window
+		// 30·(600−e)/600 + 1 ≤ 30 at e = 20 s, 600 − 5 + 20 = 615 s away.
+		wantRetry(t, last, 615)
+		b.clock.Advance(614 * time.Second)
+		b.srv.opts.TrustedProxies = mustPrefixes(t, "127.0.0.1/32")
+		if r := hitLimited(b, "198.51.100.1"); r.status != 201 {
+			t.Fatalf("another client: %d, want its own budget", r.status)
+		}
+		b.clock.Advance(time.Second)
+		if r := hitLimited(b, ""); r.status != 201 {
+			t.Fatalf("after Retry-After: %d %s", r.status, r.body)
+		}
+	})
+}
+
+// TestRateLimitKeysClients checks whom a budget belongs to behind a trusted
+// proxy: X-Forwarded-For entries with ports name their own clients, and
+// the addresses of one IPv6 /64 share one budget.
+func TestRateLimitKeysClients(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db, limitedRoute)
+		b.srv.opts.TrustedProxies = mustPrefixes(t, "127.0.0.1/32")
+		alignTo(b, 0)
+		for i := range 30 {
+			if r := hitLimited(b, "2001:db8:1:2::"+strconv.Itoa(i+1)); r.status != 201 {
+				t.Fatalf("v6 hit %d: %d", i+1, r.status)
+			}
+		}
+		if r := hitLimited(b, "[2001:db8:1:2:ffff::9]:443"); r.status != 429 {
+			t.Fatalf("a 31st address of the same /64: %d, want 429", r.status)
+		}
+		if r := hitLimited(b, "2001:db8:1:3::1"); r.status != 201 {
+			t.Fatalf("the next /64: %d, want its own budget", r.status)
+		}
+		for i := range 30 {
+			if r := hitLimited(b, "198.51.100.7:"+strconv.Itoa(4000+i)); r.status != 201 {
+				t.Fatalf("v4 with port, hit %d: %d", i+1, r.status)
+			}
+		}
+		for _, xff := range []string{"198.51.100.7:4711", "198.51.100.7"} {
+			if r := hitLimited(b, xff); r.status != 429 {
+				t.Fatalf("%s: %d, want its own spent budget", xff, r.status)
+			}
+		}
+		if r := hitLimited(b, "198.51.100.8:4711"); r.status != 201 {
+			t.Fatalf("another client behind the proxy: %d, want its own budget", r.status)
+		}
+	})
+}
+
+var limitedRoute = route{method: "POST", path: "/_test/limited", access: public, limit: "checkouts", h: created}
+
+// hitLimited sends one request to the limited test route, as forwarded for
+// xff when it is set.
+func hitLimited(b *bundle, xff string) *response {
+	req := request{method: "POST", path: "/_test/limited"}
+	if xff != "" {
+		req.header = map[string]string{"X-Forwarded-For": xff}
+	}
+	return b.do(req)
+}
+
+// alignTo moves b's clock to d from the next ten-minute boundary.
+func alignTo(b *bundle, d time.Duration) {
+	now := b.clock.Now()
+	target := now.Truncate(10 * time.Minute).Add(10*time.Minute + d)
+	if !target.After(now) {
+		target = target.Add(10 * time.Minute)
+	}
+	b.clock.Advance(target.Sub(now))
+}
+
+// wantRetry checks a 429 rate_limited answer whose Retry-After is secs, or
+// any Retry-After when secs is 0. The service clock runs on in real time
+// while a test sends its requests, so a few seconds less also pass.
+func wantRetry(t *testing.T, r *response, secs int) {
+	t.Helper()
+	if code, _ := r.errorCode(t); r.status != 429 || code != "rate_limited" {
+		t.Fatalf("want 429 rate_limited, got %d %s", r.status, r.body)
+	}
+	ra, err := strconv.Atoi(r.header.Get("Retry-After"))
+	if err != nil || ra <= 0 || secs != 0 && (ra > secs || ra < secs-3) {
+		t.Fatalf("Retry-After %q, want %d", r.header.Get("Retry-After"), secs)
+	}
 }
 
 // TestClientIP checks which address is limited behind trusted proxies.
@@ -76,6 +177,12 @@ func TestClientIP(t *testing.T) {
 		{"127.0.0.1:5000", "6.6.6.6, 198.51.100.7, 10.1.1.1", "198.51.100.7"}, // nearest untrusted hop
 		{"127.0.0.1:5000", "", "127.0.0.1"},
 		{"127.0.0.1:5000", "garbage", "127.0.0.1"},
+		{"127.0.0.1:5000", "198.51.100.7:4711", "198.51.100.7"}, // ports, as some proxies write them
+		{"127.0.0.1:5000", "[2001:db8::1]:443", "2001:db8::1"},
+		{"127.0.0.1:5000", "[2001:db8::1]", "2001:db8::1"},
+		{"127.0.0.1:5000", "6.6.6.6, 198.51.100.7:80, 10.1.1.1:8080", "198.51.100.7"},
+		{"127.0.0.1:5000", "::ffff:198.51.100.7", "198.51.100.7"},
+		{"[::1]:5000", "198.51.100.7", "::1"},
 	}
 	for _, c := range cases {
 		r, _ := http.NewRequestWithContext(context.Background(), "GET", "/", nil)
@@ -85,6 +192,48 @@ func TestClientIP(t *testing.T) {
 		}
 		if got := s.clientIP(r); got != c.want {
 			t.Errorf("%s %q: got %s, want %s", c.remote, c.xff, got, c.want)
+		}
+	}
+}
+
+// TestRateRuleWait checks the sliding-window decision and its Retry-After
+// against hand-computed cases, and that waiting Retry-After always suffices
+// and never more than needed.
+func TestRateRuleWait(t *testing.T) {
+	r := rateRule{Limit: 30, Window: 10 * time.Minute}
+	cases := []struct {
+		cur, prev int
+		elapsed   time.Duration
+		want      time.Duration
+	}{
+		{30, 0, 0, 0},
+		{31, 0, 0, 10*time.Minute + 38709678*time.Microsecond},
+		{1, 30, 5 * time.Second, 35 * time.Second},
+		{1, 30, 20 * time.Second, 0},
+		{15, 30, 5 * time.Minute, 0},
+		{16, 30, 5 * time.Minute, 40 * time.Second},
+	}
+	for _, c := range cases {
+		if got := r.wait(c.cur, c.prev, c.elapsed); got != c.want {
+			t.Errorf("wait(%d, %d, %v) = %v, want %v", c.cur, c.prev, c.elapsed, got, c.want)
+		}
+	}
+	for cur := 1; cur <= 40; cur++ {
+		for _, prev := range []int{0, 1, 7, 29, 30, 31, 1000} {
+			for e := time.Duration(0); e < r.Window; e += 17 * time.Second {
+				w := r.wait(cur, prev, e)
+				if w == 0 {
+					continue
+				}
+				at := e + w // the retry, the only hit since
+				if at < r.Window && r.wait(cur+1, prev, at) != 0 || at >= r.Window && r.wait(1, cur, at-r.Window) != 0 {
+					t.Fatalf("wait(%d, %d, %v) = %v is not enough", cur, prev, e, w)
+				}
+				if before := at - time.Microsecond; before < r.Window && r.wait(cur+1, prev, before) == 0 ||
+					before >= r.Window && r.wait(1, cur, before-r.Window) == 0 {
+					t.Fatalf("wait(%d, %d, %v) = %v is more than needed", cur, prev, e, w)
+				}
+			}
 		}
 	}
 }
@@ -124,9 +273,11 @@ func mustPrefixes(t *testing.T, ss ...string) []netip.Prefix {
 }
 
 // FuzzClientIP feeds arbitrary X-Forwarded-For values through a trusted
-// proxy: the answer is always the peer or an address the header named.
+// proxy: the answer is always the peer or an address one of the header's
+// entries names, and its rate subject parses back.
 func FuzzClientIP(f *testing.F) {
-	for _, seed := range []string{"", "198.51.100.7", "6.6.6.6, 198.51.100.7, 10.1.1.1", "garbage", ",,,", "::1, 2001:db8::1", "10.0.0.1,10.0.0.2"} {
+	for _, seed := range []string{"", "198.51.100.7", "6.6.6.6, 198.51.100.7, 10.1.1.1", "garbage", ",,,", "::1, 2001:db8::1",
+		"10.0.0.1,10.0.0.2", "198.51.100.7:4711", "[2001:db8::1]:443", "[2001:db8::1]", "[fe80::1%eth0]:80", "::ffff:1.2.3.4"} {
 		f.Add(seed)
 	}
 	s := &Server{}
@@ -136,12 +287,18 @@ func FuzzClientIP(f *testing.F) {
 		r.RemoteAddr = "127.0.0.1:5000"
 		r.Header.Set("X-Forwarded-For", xff)
 		got := s.clientIP(r)
+		if _, err := netip.ParsePrefix(rateSubject(got)); err != nil && rateSubject(got) != got {
+			t.Fatalf("rateSubject(%q) = %q", got, rateSubject(got))
+		}
 		if got == "127.0.0.1" {
 			return
 		}
-		if _, err := netip.ParseAddr(got); err != nil || !strings.Contains(xff, got) {
-			t.Fatalf("clientIP(%q) = %q", xff, got)
+		for _, hop := range strings.Split(xff, ",") {
+			if a, ok := parseHop(hop); ok && a.String() == got {
+				return
+			}
 		}
+		t.Fatalf("clientIP(%q) = %q, which no entry names", xff, got)
 	})
 }
 
@@ -201,5 +358,60 @@ func BenchmarkMemoryCounterNewAddresses(b *testing.B) {
 		if _, err := m.CountRateHit(ctx, "ip:"+strconv.Itoa(i), window, window.Add(10*time.Minute)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// spec82 is spec 8.2's table: each limited route with its budget; routes
+// in one group share one budget.
+var spec82 = []struct {
+	routes []string
+	rule   rateRule
+}{
+	{[]string{"POST /checkouts"}, rateRule{30, 10 * time.Minute}},
+	{[]string{"POST /accounts"}, rateRule{10, time.Hour}},
+	{[]string{"POST /accounts/verify", "POST /accounts/verify/resend"}, rateRule{20, 10 * time.Minute}},
+	{[]string{"POST /sessions"}, rateRule{30, 10 * time.Minute}},
+	{[]string{"POST /sessions/two-factor"}, rateRule{30, 10 * time.Minute}},
+	{[]string{"POST /passkeys/authentication/options", "POST /passkeys/authentication/verify"}, rateRule{60, 10 * time.Minute}},
+	{[]string{"POST /me/password", "POST /me/two-factor", "POST /sessions/current/step-up",
+		"POST /sessions/current/step-up/options"}, rateRule{20, 10 * time.Minute}},
+	{[]string{"POST /me/passkeys/registration/options", "POST /me/passkeys"}, rateRule{20, 10 * time.Minute}},
+	{[]string{"POST /me/email"}, rateRule{10, time.Hour}},
+	{[]string{"POST /password-resets"}, rateRule{5, time.Hour}},
+	{[]string{"POST /password-resets/check", "POST /password-resets/confirm", "POST /email-changes/undo",
+		"POST /wallet-changes/cancel"}, rateRule{20, 10 * time.Minute}},
+	{[]string{"GET /public/referrals/{code}"}, rateRule{60, 10 * time.Minute}},
+}
+
+// TestRateRulesFollowSpec checks that every route of spec 8.2 that exists
+// carries its limit, with the spec's numbers, and that the routes the spec
+// groups share one budget; a route added later is held to it too.
+func TestRateRulesFollowSpec(t *testing.T) {
+	s := &Server{}
+	s.opts.Dev = true
+	mounted := map[string]route{}
+	for _, rt := range s.routeTable() {
+		mounted[rt.method+" "+rt.path] = rt
+	}
+	found := 0
+	for _, g := range spec82 {
+		shared := ""
+		for _, name := range g.routes {
+			rt, ok := mounted[name]
+			if !ok {
+				continue
+			}
+			found++
+			if rule, ok := rateRules[rt.limit]; !ok || rule != g.rule {
+				t.Errorf("%s is limited by %q (%+v), want %d per %v", name, rt.limit, rule, g.rule.Limit, g.rule.Window)
+			}
+			if shared != "" && rt.limit != shared {
+				t.Errorf("%s has budget %q, but its group shares %q", name, rt.limit, shared)
+			}
+			shared = rt.limit
+		}
+	}
+	if found == 0 {
+		t.Fatal("no route of spec 8.2 is mounted; POST /checkouts must be")
 	}
 }

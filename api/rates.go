@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"sync"
@@ -45,6 +46,18 @@ type ratesBody struct {
 	mu   sync.Mutex
 	id   string
 	body []byte
+}
+
+// ratesFor returns the snapshot a price in c, paid in a ("" before a coin
+// is chosen), converts at: none (nil) when the conversion is fixed
+// (payd.NeedsRates: USD, stablecoins), so that such a price never fails
+// because the rate sources are down; otherwise the newest snapshot, or
+// upstream_unavailable when there is none.
+func (s *Server) ratesFor(ctx context.Context, c money.Currency, a money.Asset) (*payd.ExchangeRates, error) {
+	if !payd.NeedsRates(c, a) {
+		return nil, nil
+	}
+	return s.rates.Latest(ctx)
 }
 
 // getExchangeRates serves GET /exchange-rates (spec 4.4).

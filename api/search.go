@@ -40,7 +40,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if sp.withCustomer && !c.key.Can(payd.AreaCustomers, payd.AccessRead) {
 		return payd.Errorf(payd.ErrPermissionDenied, "include=customer needs a key that can read customers")
 	}
-	pg, err := parsePage(v, s.cursors, searchListName)
+	pg, err := parsePage(r.Context(), v, s.cursors, searchListName)
 	if err != nil {
 		return err
 	}

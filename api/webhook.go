@@ -192,7 +192,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request) error {
 	if err := refuseUnknownParams(v, webhookListParams); err != nil {
 		return err
 	}
-	pg, err := parsePage(v, s.cursors, webhookListName)
+	pg, err := parsePage(r.Context(), v, s.cursors, webhookListName)
 	if err != nil {
 		return err
 	}

@@ -5,15 +5,16 @@ import (
 	"math/big"
 )
 
-// stableUSDCents is what one stablecoin counts as (spec 2.11 rule 8).
-const stableUSDCents = 100
+// StableUSDCents is what one stablecoin counts as (spec 2.11 rule 8),
+// whatever any source says.
+const StableUSDCents = 100
 
 // usdPrice is the coin's price in US cents as the rules use it: one dollar
 // for a stablecoin whatever the source said, so a brief depeg never changes
 // what a customer is asked to send.
 func usdPrice(a Asset, priceUSDCents int64) int64 {
 	if a.Stable() {
-		return stableUSDCents
+		return StableUSDCents
 	}
 	return priceUSDCents
 }

@@ -122,6 +122,16 @@ func (db *DB) CountRateHit(ctx context.Context, key string, window, expiresAt ti
 	return n, err
 }
 
+// CountWindowHit adds one hit to the window of the given length starting at
+// window and returns its count and the previous window's.
+func (db *DB) CountWindowHit(ctx context.Context, key string, window time.Time, length time.Duration) (cur, prev int, err error) {
+	err = db.write(ctx, func(ctx context.Context, q *queries) error {
+		cur, prev, err = q.CountWindowHit(ctx, key, window, length)
+		return err
+	})
+	return cur, prev, err
+}
+
 // DeleteExpiredRateCounters removes counters whose expiry is at or before now.
 func (db *DB) DeleteExpiredRateCounters(ctx context.Context, now time.Time) (n int, err error) {
 	err = db.write(ctx, func(ctx context.Context, q *queries) error {
