@@ -2,7 +2,6 @@ package payd
 
 import (
 	"context"
-	"net/mail"
 	"strings"
 	"time"
 )
@@ -32,24 +31,10 @@ func NewBusiness(name, email string, live bool, now time.Time) (*Business, error
 	if name == "" || len(name) > 200 {
 		return nil, FieldError("name", "a business name of 1 to 200 characters is required")
 	}
-	if !ValidEmail(email) {
-		return nil, FieldError("email", "%q is not a valid email address", email)
+	if err := CheckEmail("email", email); err != nil {
+		return nil, err
 	}
 	return &Business{ID: NewID(PrefixBusiness), Name: name, Email: email, Live: live, CreatedAt: now, UpdatedAt: now}, nil
-}
-
-// ValidEmail reports whether s is a plain address such as ada@example.com:
-// no display name, no angle brackets, a dot in the domain, at most 254 bytes.
-func ValidEmail(s string) bool {
-	if len(s) > 254 || strings.ContainsAny(s, " <>\"") {
-		return false
-	}
-	a, err := mail.ParseAddress(s)
-	if err != nil || a.Address != s || a.Name != "" {
-		return false
-	}
-	_, domain, _ := strings.Cut(s, "@")
-	return strings.Contains(domain, ".") && !strings.HasPrefix(domain, ".") && !strings.HasSuffix(domain, ".")
 }
 
 // RefuseTestKey returns test_mode_unavailable when a test key acts on a live

@@ -5,8 +5,6 @@ import (
 	"math/big"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"payd/money"
 )
@@ -59,8 +57,10 @@ func (c *Customer) Apply(u CustomerUpdate, now time.Time) error {
 		}
 	}
 	if u.Email != nil {
-		if *u.Email != "" && !ValidEmail(*u.Email) {
-			return FieldError("email", "%q is not a valid email address", *u.Email)
+		if *u.Email != "" {
+			if err := CheckEmail("email", *u.Email); err != nil {
+				return err
+			}
 		}
 		next.Email = *u.Email
 	}
@@ -82,21 +82,6 @@ func (c *Customer) Apply(u CustomerUpdate, now time.Time) error {
 // whole address in lower case, since people type the same address in
 // different cases and mail servers treat them as one in practice.
 func EmailKey(email string) string { return strings.ToLower(email) }
-
-// CheckText refuses a text field longer than max characters or holding
-// control characters; multiline text may hold line breaks and tabs. The
-// error is invalid_request naming field.
-func CheckText(field, s string, max int, multiline bool) error {
-	if n := utf8.RuneCountInString(s); n > max {
-		return FieldError(field, "%s is %d characters long; at most %d are allowed", field, n, max)
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) && !(multiline && (r == '\n' || r == '\r' || r == '\t')) {
-			return FieldError(field, "%s may not contain the control character %U", field, r)
-		}
-	}
-	return nil
-}
 
 // Stats are the running totals kept on a customer or a link as its payments
 // change, always in the transaction that changes the payment.

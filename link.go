@@ -3,7 +3,6 @@ package payd
 import (
 	"context"
 	"errors"
-	"net/url"
 	"strings"
 	"time"
 
@@ -177,25 +176,6 @@ func CheckPriceRange(field string, amount int64, c money.Currency, x *ExchangeRa
 		return FieldError(field, "%s", strings.TrimPrefix(err.Error(), money.ErrPriceRange.Error()+": "))
 	}
 	return err
-}
-
-// CheckRedirectURL checks an address customers are sent to after paying:
-// absolute, http(s) with a host, no user name or password, at most
-// MaxURLLength characters, and https unless allowHTTP (development).
-func CheckRedirectURL(field, s string, allowHTTP bool) error {
-	if len(s) > MaxURLLength {
-		return FieldError(field, "%s is longer than %d characters", field, MaxURLLength)
-	}
-	u, err := url.Parse(s)
-	switch {
-	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" || strings.ContainsAny(s, " \t\r\n"):
-		return FieldError(field, "%s must be an absolute URL such as https://example.com/thanks", field)
-	case u.User != nil:
-		return FieldError(field, "%s may not contain a user name or password", field)
-	case u.Scheme == "https", u.Scheme == "http" && allowHTTP:
-		return nil
-	}
-	return FieldError(field, "%s must use https", field)
 }
 
 // Archive stops a link from taking new payments. Archiving an archived link

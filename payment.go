@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"time"
 
 	"payd/money"
@@ -253,7 +250,7 @@ func (in *PaymentParams) validate(x *ExchangeRates, allowHTTP bool, now time.Tim
 	checks := []error{
 		CheckText("description", in.Description, MaxDescriptionLen, true),
 		checkReference(in.Reference),
-		ValidateMetadata(in.Metadata),
+		CheckMetadata(in.Metadata),
 		checkRedirect("success_url", in.SuccessURL, allowHTTP),
 		checkRedirect("cancel_url", in.CancelURL, allowHTTP),
 		checkExpiry(in.ExpiresAt, now),
@@ -266,61 +263,6 @@ func (in *PaymentParams) validate(x *ExchangeRates, allowHTTP bool, now time.Tim
 		}
 	}
 	return nil
-}
-
-// checkReference allows no reference, or 1 to MaxReferenceLen characters
-// without control characters or surrounding spaces, because a reference is
-// matched exactly and an invisible difference would defeat rule 11.
-func checkReference(ref string) error {
-	if ref != strings.TrimSpace(ref) {
-		return FieldError("reference", "reference must not start or end with spaces")
-	}
-	return CheckText("reference", ref, MaxReferenceLen, false)
-}
-
-// ValidateMetadata checks a payment's metadata (spec 2.2: string to string,
-// some key names reserved): at most MaxMetadataKeys keys; keys of 1 to
-// MaxMetadataKeyLen letters, digits, '_', '-', '.' or ':', none starting
-// with a reserved prefix; values of at most MaxMetadataValueLen characters.
-// Keys are restricted so that every key can be written as metadata[key] in
-// a query string and read back unchanged.
-func ValidateMetadata(m map[string]string) error {
-	if len(m) > MaxMetadataKeys {
-		return FieldError("metadata", "metadata may have at most %d keys", MaxMetadataKeys)
-	}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if err := checkMetadataKey(k); err != nil {
-			return err
-		}
-		if err := CheckText("metadata."+k, m[k], MaxMetadataValueLen, true); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// checkMetadataKey applies ValidateMetadata's rules to one key.
-func checkMetadataKey(k string) error {
-	if k == "" || len(k) > MaxMetadataKeyLen {
-		return FieldError("metadata", "metadata keys must be 1 to %d characters", MaxMetadataKeyLen)
-	}
-	for i := 0; i < len(k); i++ {
-		if c := k[i]; !isKeyByte(c) {
-			return FieldError("metadata", "metadata key %q may hold only letters, digits, '_', '-', '.' and ':'", k)
-		}
-	}
-	for _, prefix := range ReservedMetadataPrefixes {
-		if strings.HasPrefix(strings.ToLower(k), prefix) {
-			return FieldError("metadata", "metadata key %q is reserved: keys starting with %q are payd's own", k, prefix)
-		}
-	}
-	return nil
-}
-
-// isKeyByte reports whether c may appear in a metadata key.
-func isKeyByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-		c == '_' || c == '-' || c == '.' || c == ':'
 }
 
 // checkRedirect allows no address or one CheckRedirectURL accepts.
@@ -503,4 +445,46 @@ func statsOf(p *Payment) StatsDelta {
 		d.Crypto = 1
 	}
 	return d
+}
+
+// Expire ends the checkout once its quote is over with nothing on its way
+// (spec 3): an open one expires, and so does a link's payment, which
+// exists only for it, or any payment past its expires_at; an underpaid one
+// expires and its payment, still underpaid, records expired, after which
+// the business may request the remainder. A checkout with a transfer sent
+// in time but unconfirmed waits for it.
+func (c *Checkout) Expire(p *Payment, now time.Time) Outcome {
+	paymentOver := p.ExpiresAt != nil && !now.Before(*p.ExpiresAt)
+	quoteOver := !now.Before(c.ExpiresAt)
+	switch {
+	case c.Status == CheckoutOpen && (quoteOver || paymentOver):
+		c.Status = CheckoutExpired
+		c.stop(now)
+		if p.Status == PaymentPending && p.CheckoutID == c.ID && (p.LinkID != "" || paymentOver) {
+			p.Status = PaymentExpired
+			p.addEvent(EventExpired, nil, now)
+		}
+		return Outcome{Changed: true}
+	case c.Status == CheckoutUnderpaid && quoteOver:
+		c.Status = CheckoutExpired
+		c.stop(now)
+		if p.Status == PaymentUnderpaid && p.CheckoutID == c.ID {
+			p.addEvent(EventExpired, nil, now)
+		}
+		return Outcome{Changed: true}
+	}
+	return Outcome{}
+}
+
+// review moves p to needs_review for reason and reports whether it did: a
+// payment that succeeded or is in review already stays as it is.
+func (p *Payment) review(reason, txHash string, now time.Time) bool {
+	if p.Status == PaymentSucceeded || p.Status == PaymentNeedsReview {
+		return false
+	}
+	p.Status = PaymentNeedsReview
+	p.FailureCode, p.FailureMessage = "", ""
+	data, _ := json.Marshal(map[string]string{"reason": reason, "tx_hash": txHash})
+	p.addEvent(EventNeedsReview, data, now)
+	return true
 }

@@ -201,15 +201,15 @@ func TestCheckoutSettingsValidate(t *testing.T) {
 	}
 }
 
-// FuzzValidateMetadata checks that the metadata rules never panic and that
+// FuzzCheckMetadata checks that the metadata rules never panic and that
 // whatever they accept can be written as metadata[key] in a query string.
-func FuzzValidateMetadata(f *testing.F) {
+func FuzzCheckMetadata(f *testing.F) {
 	for _, s := range [][2]string{{"order_id", "A-1"}, {"payd_x", "y"}, {"k[0]", "v"}, {"", ""},
 		{strings.Repeat("k", 41), "v"}, {"k", strings.Repeat("é", 501)}, {"a.b-c:d", "line\nbreak"}, {"k", "\x01"}} {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, k, v string) {
-		err := ValidateMetadata(map[string]string{k: v})
+		err := CheckMetadata(map[string]string{k: v})
 		if err == nil {
 			if strings.ContainsAny(k, "[]&=%+# ") || k == "" || len(k) > MaxMetadataKeyLen ||
 				strings.HasPrefix(strings.ToLower(k), "payd_") {

@@ -53,8 +53,10 @@ func (req *createCheckoutRequest) choice() (checkoutChoice, error) {
 	if ch.network, ok = money.ParseNetwork(deref(req.Network)); !ok {
 		return ch, payd.FieldError("network", "network must be one of bitcoin, ethereum, polygon, solana, tron")
 	}
-	if ch.email != "" && !payd.ValidEmail(ch.email) {
-		return ch, &payd.Error{Code: payd.ErrInvalidEmail, Field: "email", Message: "email is not a valid email address"}
+	if ch.email != "" {
+		if err := payd.CheckCustomerEmail("email", ch.email); err != nil {
+			return ch, err
+		}
 	}
 	return ch, nil
 }

@@ -206,9 +206,10 @@ func (req *createPaymentRequest) customer() (customerRef, error) {
 		return c, payd.FieldError("customer_name", "customer_name names the customer created for customer_email; send customer_email too")
 	case c.id != "" && !payd.HasPrefix(c.id, payd.PrefixCustomer):
 		return c, payd.FieldError("customer_id", "customer_id must be a customer id (cst_...)")
-	case c.email != "" && !payd.ValidEmail(c.email):
-		return c, &payd.Error{Code: payd.ErrInvalidEmail, Field: "customer_email",
-			Message: "customer_email is not a valid email address"}
+	case c.email != "":
+		if err := payd.CheckCustomerEmail("customer_email", c.email); err != nil {
+			return c, err
+		}
 	}
 	return c, payd.CheckText("customer_name", strings.TrimSpace(c.name), payd.MaxCustomerName, false)
 }

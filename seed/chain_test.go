@@ -74,7 +74,7 @@ func TestPaymentsValid(t *testing.T) {
 		}
 	}
 	for _, c := range gd.customers() {
-		if !payd.HasPrefix(c.ID, payd.PrefixCustomer) || (c.Email != "" && !payd.ValidEmail(c.Email)) {
+		if !payd.HasPrefix(c.ID, payd.PrefixCustomer) || (c.Email != "" && payd.CheckEmail("email", c.Email) != nil) {
 			t.Fatalf("customer %+v is not valid", c)
 		}
 	}
@@ -84,7 +84,7 @@ func validPayment(p *payd.Payment) string {
 	switch {
 	case !payd.HasPrefix(p.ID, payd.PrefixPayment) || len(p.Code) != 20:
 		return "bad id or code"
-	case payd.ValidateMetadata(p.Metadata) != nil:
+	case payd.CheckMetadata(p.Metadata) != nil:
 		return "bad metadata"
 	case len(p.Events) == 0 || p.Events[0].Type != payd.EventCreated:
 		return "history does not start with created"

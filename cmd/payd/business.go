@@ -142,8 +142,10 @@ func newBusinessOf(f businessFields, now time.Time) (*payd.Business, error) {
 			return nil, err
 		}
 	}
-	if f.supportEmail != "" && !payd.ValidEmail(f.supportEmail) {
-		return nil, payd.FieldError("support-email", "%q is not a valid email address", f.supportEmail)
+	if f.supportEmail != "" {
+		if err := payd.CheckEmail("support-email", f.supportEmail); err != nil {
+			return nil, err
+		}
 	}
 	b.Website, b.SupportEmail = f.website, f.supportEmail
 	return b, nil

@@ -241,16 +241,3 @@ const EventNeedsReview = "needs_review"
 // nothing: sent late or in another coin (Checkout.unpaid). Its data holds
 // the amount, asset, network, transaction and reason.
 const EventFundsReceived = "funds_received"
-
-// review moves p to needs_review for reason and reports whether it did: a
-// payment that succeeded or is in review already stays as it is.
-func (p *Payment) review(reason, txHash string, now time.Time) bool {
-	if p.Status == PaymentSucceeded || p.Status == PaymentNeedsReview {
-		return false
-	}
-	p.Status = PaymentNeedsReview
-	p.FailureCode, p.FailureMessage = "", ""
-	data, _ := json.Marshal(map[string]string{"reason": reason, "tx_hash": txHash})
-	p.addEvent(EventNeedsReview, data, now)
-	return true
-}
