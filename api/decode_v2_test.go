@@ -28,11 +28,11 @@ func outcome(decode func([]byte, any) error, body []byte) string {
 
 // differs reports the two outcomes when they differ.
 func differs(body []byte) (string, string, bool) {
-	a, b := outcome(decodeJSON, body), outcome(decodeJSONv2, body)
+	a, b := outcome(oldDecodeJSON, body), outcome(decodeJSON, body)
 	if a == b && strings.HasPrefix(a, "ok") {
 		var x, y decodeReq
-		_ = decodeJSON(body, &x)
-		_ = decodeJSONv2(body, &y)
+		_ = oldDecodeJSON(body, &x)
+		_ = decodeJSON(body, &y)
 		if !reflect.DeepEqual(x, y) {
 			return a, b, true
 		}
@@ -105,7 +105,7 @@ func BenchmarkDecodeCompare(b *testing.B) {
 	for _, impl := range []struct {
 		name string
 		fn   func([]byte, any) error
-	}{{"old", decodeJSON}, {"v2", decodeJSONv2}} {
+	}{{"old", oldDecodeJSON}, {"v2", decodeJSON}} {
 		for _, bb := range bodies {
 			b.Run(impl.name+"/"+bb.name, func(b *testing.B) {
 				body := []byte(bb.body)

@@ -2,8 +2,6 @@ package api
 
 import (
 	"cmp"
-	"encoding"
-	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
@@ -55,12 +53,6 @@ var anyShape = &jsonShape{kind: shapeAny}
 // invalidShape is the shape of Go types that JSON cannot fill (channels,
 // functions, non-empty interfaces, unsupported map keys).
 var invalidShape = &jsonShape{kind: shapeInvalid}
-
-var (
-	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
-	jsonNumberType      = reflect.TypeFor[json.Number]()
-)
 
 // shapeKey names a cached shape. encoding/json looks for UnmarshalJSON on an
 // unnamed type only when it reached the value through a pointer, so for
