@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -111,16 +112,47 @@ func decodeAny(dec *jsontext.Decoder, a *any) error {
 func checkValue(dec *jsontext.Decoder, v any) error {
 	t := reflect.TypeOf(v).Elem()
 	k := dec.PeekKind()
-	if (k == 'n' && !takesNull(t)) || (k != 'n' && !takesKind(t, k)) {
+	ti := typeInfoOf(t)
+	if !ti.takes[k] {
 		return &jsonv2.SemanticError{ByteOffset: dec.InputOffset(), JSONKind: k, GoType: t, Err: errWrongKind}
 	}
-	if err := checkQuotedNumber(dec, t); err != nil {
-		return err
+	if k == '"' && ti.number {
+		if err := checkQuotedNumber(dec, t); err != nil {
+			return err
+		}
 	}
-	if t.Kind() == reflect.Array && k == '[' && !hasDecodeMethod(t) {
+	if k == '[' && ti.array {
 		return decodeArray(dec, reflect.ValueOf(v).Elem())
 	}
 	return jsonv2.SkipFunc
+}
+
+// typeInfo is what checkValue needs to know about a Go type, worked out by
+// reflection once per type.
+type typeInfo struct {
+	takes  [256]bool // by jsontext.Kind, null included
+	number bool      // a plain number, which may come quoted
+	array  bool      // a Go array without decoding methods
+}
+
+// typeInfos caches typeInfo by reflect.Type.
+var typeInfos sync.Map
+
+// typeInfoOf returns t's typeInfo.
+func typeInfoOf(t reflect.Type) *typeInfo {
+	if ti, ok := typeInfos.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	ti := &typeInfo{
+		number: isNumberKind(t.Kind()) && !hasDecodeMethod(t),
+		array:  t.Kind() == reflect.Array && !hasDecodeMethod(t),
+	}
+	ti.takes['n'] = takesNull(t)
+	for _, k := range []jsontext.Kind{'"', '0', 't', 'f', '{', '['} {
+		ti.takes[k] = takesKind(t, k)
+	}
+	typeInfos.Store(t, ti)
+	return ti
 }
 
 // takesNull reports whether t takes an explicit null: pointers, interface{}
@@ -178,7 +210,7 @@ func isNumberKind(k reflect.Kind) bool {
 // JSON number literal, as v1 does for ",string" fields (v2 would also take
 // "00" or "+1"). Map keys are left to v2, which parses them as v1 does.
 func checkQuotedNumber(dec *jsontext.Decoder, t reflect.Type) error {
-	if dec.PeekKind() != '"' || !isNumberKind(t.Kind()) || hasDecodeMethod(t) || atObjectName(dec) {
+	if atObjectName(dec) {
 		return nil
 	}
 	rest := bytes.TrimLeft(dec.UnreadBuffer(), " \t\r\n:,")
