@@ -105,10 +105,11 @@ func decodeAny(dec *jsontext.Decoder, a *any) error {
 	return d.Decode(a)
 }
 
-// checkValue runs before every value: it refuses null where v2 would set
-// the zero value and silently keep nothing, refuses a wrong kind before v2
-// skips the value (so nothing inside it is reported instead), and decodes
-// Go arrays with v1's length rule. Otherwise v2 goes on (SkipFunc).
+// checkValue runs before every value: it refuses null where v2 would
+// silently zero the value, refuses a wrong kind before v2 skips the value
+// (so that nothing inside it, such as a duplicate key, is reported instead),
+// and decodes Go arrays with v1's length rule. Otherwise v2 goes on
+// (SkipFunc).
 func checkValue(dec *jsontext.Decoder, v any) error {
 	t := reflect.TypeOf(v).Elem()
 	k := dec.PeekKind()
