@@ -2,18 +2,17 @@ package api
 
 import (
 	"bytes"
-	"encoding/base64"
+	"errors"
 	"fmt"
-	"strconv"
+	"io"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"payd"
 )
-
-// base64Std is the alphabet encoding/json uses for []byte.
-var base64Std = base64.StdEncoding
 
 // The problems a string can have that JSON allows but payd refuses (spec
 // 7.2): text fields may hold neither a null character nor a lone surrogate.
@@ -26,103 +25,213 @@ const (
 // that a megabyte-long unknown key does not come back in full.
 const maxPathKey = 64
 
-// peek returns the byte at s.pos, or 0 at the end of the body (0 is never
-// valid there, so callers need no separate end check).
-func (s *jsonScanner) peek() byte {
-	if s.pos < len(s.data) {
-		return s.data[s.pos]
-	}
-	return 0
+// stringProblem is the first string (value or key) holding a problem.
+type stringProblem struct {
+	offset int64 // where the string starts
+	err    *payd.Error
 }
 
-// skipSpace moves past JSON whitespace.
-func (s *jsonScanner) skipSpace() {
-	for s.pos < len(s.data) && isJSONSpace(s.data[s.pos]) {
-		s.pos++
+// scanJSON reads the body once, token by token, before anything is decoded:
+// a syntax error wins over every other problem, and nesting, trailing data
+// and the top-level kind are refused here. It also returns the first string
+// holding NUL or a lone surrogate, which v2 would take or refuse without
+// naming the field.
+func scanJSON(body []byte) (*stringProblem, *payd.Error) {
+	dec := jsontext.NewDecoder(bytes.NewReader(body), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	var sp *stringProblem
+	for {
+		var err error
+		if dec.PeekKind() == '"' {
+			name := atObjectName(dec)
+			var raw jsontext.Value
+			if raw, err = dec.ReadValue(); err == nil && sp == nil {
+				sp = checkString(dec, raw, name)
+			}
+		} else {
+			_, err = dec.ReadToken()
+		}
+		switch {
+		case err != nil:
+			return nil, syntaxError(body, err)
+		case dec.StackDepth() > maxJSONDepth:
+			return nil, payd.FieldError("body", "the request body nests objects and arrays more than %d levels deep", maxJSONDepth)
+		case dec.StackDepth() == 0:
+			return sp, checkTop(body, int(dec.InputOffset()))
+		}
 	}
+}
+
+// checkTop refuses data after the body's one JSON value, which ends at end,
+// and a value that is not an object.
+func checkTop(body []byte, end int) *payd.Error {
+	if rest := bytes.TrimLeft(body[end:], " \t\r\n"); len(rest) > 0 {
+		return payd.FieldError("body", "the request body has more data after its JSON value %s; send exactly one object",
+			position(body, len(body)-len(rest)))
+	}
+	if first := bytes.TrimLeft(body, " \t\r\n")[0]; first != '{' {
+		return payd.FieldError("body", "the request body must be a JSON object, not %s", jsonKindName(first))
+	}
+	return nil
+}
+
+// atObjectName reports whether the decoder's next token is an object name.
+func atObjectName(dec *jsontext.Decoder) bool {
+	k, n := dec.StackIndex(dec.StackDepth())
+	return k == '{' && n%2 == 0
+}
+
+// checkString returns the problem in the string raw (still escaped) that dec
+// has just read, or nil. A problem in a key is reported on the object.
+func checkString(dec *jsontext.Decoder, raw []byte, name bool) *stringProblem {
+	problem := ""
+	for i := 0; i < len(raw) && problem == ""; {
+		if raw[i] != '\\' {
+			i++
+			continue
+		}
+		var n int
+		n, problem = escapeAt(raw, i)
+		i += n
+	}
+	if problem == "" {
+		return nil
+	}
+	off := dec.InputOffset() - int64(len(raw))
+	ptr := dec.StackPointer()
+	if name {
+		return &stringProblem{off, payd.FieldError(pointerField(ptr.Parent()), "a key in %s contains %s", pointerSubject(ptr.Parent()), problem)}
+	}
+	return &stringProblem{off, payd.FieldError(pointerField(ptr), "%s contains %s", pointerSubject(ptr), problem)}
+}
+
+// escapeAt measures the escape sequence at b[i] (a backslash, in a string
+// jsontext accepted) and reports a problem in it. A high surrogate
+// immediately followed by an escaped low surrogate is one 12-byte sequence.
+func escapeAt(b []byte, i int) (n int, problem string) {
+	if b[i+1] != 'u' {
+		return 2, ""
+	}
+	r := hex4(b, i+2)
+	switch {
+	case r == 0:
+		return 6, problemNUL
+	case !utf16.IsSurrogate(r):
+		return 6, ""
+	case r < 0xDC00 && i+12 <= len(b) && b[i+6] == '\\' && b[i+7] == 'u':
+		if lo := hex4(b, i+8); 0xDC00 <= lo && lo <= 0xDFFF {
+			return 12, ""
+		}
+	}
+	return 6, problemSurrogate
+}
+
+// hex4 decodes the four hex digits at b[i:]; -1 if they are not.
+func hex4(b []byte, i int) rune {
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case isJSONDigit(c):
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// syntaxError turns a jsontext error into invalid_json with a position.
+func syntaxError(body []byte, err error) *payd.Error {
+	off, msg := len(body), err.Error()
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		off, msg = int(se.ByteOffset), se.Err.Error()
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "the body ends before its JSON value does"
+	}
+	return &payd.Error{Code: payd.ErrInvalidJSON, Field: "body",
+		Message: "the request body is not valid JSON: " + msg + " " + position(body, min(off, len(body)))}
+}
+
+// valueLen measures the JSON value at the start of b (after whitespace), or
+// 0 when there is none.
+func valueLen(b []byte) int64 {
+	d := jsontext.NewDecoder(bytes.NewReader(b), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if _, err := d.ReadValue(); err != nil {
+		return 0
+	}
+	return d.InputOffset()
+}
+
+// position describes offset off of body for people (line and column,
+// counted in characters) and for tools (byte offset).
+func position(body []byte, off int) string {
+	before := body[:off]
+	line := bytes.Count(before, []byte{'\n'}) + 1
+	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
+	return fmt.Sprintf("at line %d, column %d (byte offset %d)", line, col, off)
+}
+
+// isBlankJSON reports whether b holds nothing but JSON whitespace. (Not
+// bytes.TrimSpace: that also trims Unicode spaces, which JSON does not allow.)
+func isBlankJSON(b []byte) bool {
+	return len(bytes.TrimLeft(b, " \t\r\n")) == 0
 }
 
 // isJSONDigit reports whether c is an ASCII digit.
 func isJSONDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// syntaxErr returns an invalid_json error for s.pos.
-func (s *jsonScanner) syntaxErr(format string, args ...any) *payd.Error {
-	msg := "the request body is not valid JSON: " + fmt.Sprintf(format, args...) + " " + s.position()
-	return &payd.Error{Code: payd.ErrInvalidJSON, Field: "body", Message: msg}
-}
-
-// unexpected returns a syntax error saying what was wanted at s.pos and what
-// was found instead.
-func (s *jsonScanner) unexpected(want string) *payd.Error {
-	if s.pos >= len(s.data) {
-		return s.syntaxErr("expected %s but the body ends", want)
+// invalidUTF8At returns the offset of the first byte of b that is not part of
+// valid UTF-8, or -1.
+func invalidUTF8At(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
 	}
-	r, _ := utf8.DecodeRune(s.data[s.pos:])
-	return s.syntaxErr("expected %s but found %q", want, r)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }
 
-// position describes s.pos for people (line and column, counted in
-// characters) and for tools (byte offset).
-func (s *jsonScanner) position() string {
-	before := s.data[:s.pos]
-	line := bytes.Count(before, []byte{'\n'}) + 1
-	col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:]) + 1
-	return fmt.Sprintf("at line %d, column %d (byte offset %d)", line, col, s.pos)
-}
-
-// field returns the dotted path of the current value, such as
-// "items.0.name", or "body" at the top (and for a top-level key "", since
-// a field is never empty).
-func (s *jsonScanner) field() string {
-	if p := jsonPathString(s.path); p != "" {
-		return p
+// pointerField turns a JSON pointer into payd's dotted field, such as
+// "items.0.name", or "body" at the top (and for a top-level key "", since a
+// field is never empty).
+func pointerField(p jsontext.Pointer) string {
+	if f := pointerPath(p); f != "" {
+		return f
 	}
 	return "body"
 }
 
-// subject names the current value at the start of a message.
-func (s *jsonScanner) subject() jsonPathText { return jsonPathText{path: s.path, subject: true} }
-
-// parentSubject names the object or array that holds the current value.
-func (s *jsonScanner) parentSubject() jsonPathText {
-	return jsonPathText{path: s.path[:max(len(s.path)-1, 0)], subject: true}
-}
-
-// quotedField is the current path for quoting in a message.
-func (s *jsonScanner) quotedField() jsonPathText { return jsonPathText{path: s.path} }
-
-// jsonPathText is a path as message text. It is built only when a message is
-// formatted (fmt calls String), which failf skips after the first problem.
-type jsonPathText struct {
-	path    []jsonPathSeg
-	subject bool // "field a.b" or "the request body", rather than "a.b"
-}
-
-// String spells the path out.
-func (p jsonPathText) String() string {
-	switch {
-	case !p.subject:
-		return jsonPathString(p.path)
-	case len(p.path) == 0:
-		return "the request body"
-	}
-	return "field " + jsonPathString(p.path)
-}
-
-// jsonPathString joins a path with dots, shortening very long keys.
-func jsonPathString(path []jsonPathSeg) string {
+// pointerPath joins a pointer's tokens with dots, shortening long keys.
+func pointerPath(p jsontext.Pointer) string {
 	var b strings.Builder
-	for i, p := range path {
-		if i > 0 {
+	first := true
+	for tok := range p.Tokens() {
+		if !first {
 			b.WriteByte('.')
 		}
-		if p.index >= 0 {
-			b.WriteString(strconv.Itoa(p.index))
-			continue
-		}
-		b.WriteString(shortenKey(p.key))
+		first = false
+		b.WriteString(shortenKey(tok))
 	}
 	return b.String()
+}
+
+// pointerSubject names the value at p at the start of a message.
+func pointerSubject(p jsontext.Pointer) string {
+	if p == "" {
+		return "the request body"
+	}
+	return "field " + pointerPath(p)
 }
 
 // shortenKey cuts s to about maxPathKey bytes on a character boundary.
@@ -135,232 +244,4 @@ func shortenKey(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-// str scans the string starting at s.pos and returns its still-escaped
-// contents, whether it holds escapes, and the first problem payd refuses in
-// it ("" when none).
-func (s *jsonScanner) str() (raw []byte, escaped bool, problem string, err *payd.Error) {
-	start := s.pos + 1
-	for i := start; i < len(s.data); {
-		switch c := s.data[i]; {
-		case c == '"':
-			s.pos = i + 1
-			return s.data[start:i], escaped, problem, nil
-		case c == '\\':
-			escaped = true
-			n, p := escapeAt(s.data, i)
-			if n == 0 {
-				s.pos = i
-				return nil, false, "", s.syntaxErr("a string has an invalid escape sequence")
-			}
-			if problem == "" {
-				problem = p
-			}
-			i += n
-		case c < 0x20:
-			s.pos = i
-			return nil, false, "", s.syntaxErr("a string holds the control character %U, which must be escaped", rune(c))
-		default:
-			i++
-		}
-	}
-	s.pos = len(s.data)
-	return nil, false, "", s.syntaxErr("the body ends inside a string")
-}
-
-// escapeAt measures the escape sequence at b[i] (a backslash) and reports a
-// problem in it. n is 0 when the sequence is not valid JSON. A high surrogate
-// immediately followed by an escaped low surrogate is one 12-byte sequence.
-func escapeAt(b []byte, i int) (n int, problem string) {
-	if i+1 >= len(b) {
-		return 0, ""
-	}
-	switch b[i+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2, ""
-	case 'u':
-	default:
-		return 0, ""
-	}
-	r, ok := hex4(b, i+2)
-	switch {
-	case !ok:
-		return 0, ""
-	case r == 0:
-		return 6, problemNUL
-	case !utf16.IsSurrogate(r):
-		return 6, ""
-	}
-	if _, ok := lowSurrogateAt(b, i+6); ok && r < 0xDC00 {
-		return 12, ""
-	}
-	return 6, problemSurrogate
-}
-
-// lowSurrogateAt returns the low surrogate escaped at b[i:], if one is.
-func lowSurrogateAt(b []byte, i int) (rune, bool) {
-	if i+1 >= len(b) || b[i] != '\\' || b[i+1] != 'u' {
-		return 0, false
-	}
-	r, ok := hex4(b, i+2)
-	return r, ok && 0xDC00 <= r && r <= 0xDFFF
-}
-
-// hex4 decodes the four hex digits at b[i:].
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case isJSONDigit(c):
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
-}
-
-// jsonEscapes maps the letter after a backslash to the byte it stands for.
-var jsonEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
-
-// unescapeJSON decodes the contents of a string that str accepted. Lone
-// surrogates become U+FFFD as in encoding/json; callers have already refused
-// them, so this only keeps error paths readable.
-func unescapeJSON(raw []byte, escaped bool) string {
-	if !escaped {
-		return string(raw)
-	}
-	out := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); {
-		if raw[i] != '\\' {
-			out = append(out, raw[i])
-			i++
-			continue
-		}
-		if raw[i+1] != 'u' {
-			out = append(out, jsonEscapes[raw[i+1]])
-			i += 2
-			continue
-		}
-		r, _ := hex4(raw, i+2)
-		i += 6
-		if utf16.IsSurrogate(r) {
-			if lo, ok := lowSurrogateAt(raw, i); ok && r < 0xDC00 {
-				r, i = utf16.DecodeRune(r, lo), i+6
-			} else {
-				r = utf8.RuneError
-			}
-		}
-		out = utf8.AppendRune(out, r)
-	}
-	return string(out)
-}
-
-// number scans a number with JSON's grammar and returns its literal.
-func (s *jsonScanner) number() (string, *payd.Error) {
-	start := s.pos
-	if s.peek() == '-' {
-		s.pos++
-	}
-	switch c := s.peek(); {
-	case c == '0':
-		s.pos++
-	case isJSONDigit(c):
-		s.digits()
-	default:
-		return "", s.unexpected("a digit")
-	}
-	if s.peek() == '.' {
-		s.pos++
-		if !isJSONDigit(s.peek()) {
-			return "", s.unexpected("a digit after the decimal point")
-		}
-		s.digits()
-	}
-	if c := s.peek(); c == 'e' || c == 'E' {
-		s.pos++
-		if c := s.peek(); c == '+' || c == '-' {
-			s.pos++
-		}
-		if !isJSONDigit(s.peek()) {
-			return "", s.unexpected("a digit in the exponent")
-		}
-		s.digits()
-	}
-	return string(s.data[start:s.pos]), nil
-}
-
-// digits moves past a run of digits.
-func (s *jsonScanner) digits() {
-	for isJSONDigit(s.peek()) {
-		s.pos++
-	}
-}
-
-// describeShape names the JSON that sh takes, in words for a developer rather
-// than Go type names.
-func describeShape(sh *jsonShape) string {
-	for sh.kind == shapePointer {
-		sh = sh.elem
-	}
-	switch sh.kind {
-	case shapeStruct, shapeMap:
-		return "an object"
-	case shapeSlice, shapeArray:
-		if sh.bytes {
-			return "a base64 string"
-		}
-		return "an array"
-	case shapeString, shapeText:
-		return "a string"
-	case shapeQuoted:
-		return "a string holding " + describeShape(sh.elem)
-	case shapeBool:
-		return "a boolean"
-	case shapeInt:
-		return "an integer"
-	case shapeUint:
-		return "a non-negative integer"
-	case shapeNumber, shapeFloat:
-		return "a number"
-	}
-	return "any JSON value"
-}
-
-// jsonKindName names the kind of JSON value that starts with c.
-func jsonKindName(c byte) string {
-	switch c {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
-
-// numberRange describes the numbers a numeric shape holds.
-func numberRange(sh *jsonShape) string {
-	bits := sh.typ.Bits()
-	switch sh.kind {
-	case shapeInt:
-		return fmt.Sprintf("an integer from %d to %d", int64(-1)<<(bits-1), int64(1)<<(bits-1)-1)
-	case shapeUint:
-		return fmt.Sprintf("an integer from 0 to %d", uint64(1)<<(bits-1)<<1-1)
-	}
-	return "a number of a representable size"
 }

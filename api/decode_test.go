@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -133,6 +134,7 @@ func TestDecodeJSONAccepts(t *testing.T) {
 		{"quoted", `{"quoted":"-12"}`, decodeReq{Quoted: -12}},
 		{"integer keys", `{"counts":{"1":2,"-3":4}}`, decodeReq{Counts: map[int]int{1: 2, -3: 4}}},
 		{"array", `{"pair":[1,2]}`, decodeReq{Pair: [2]int{1, 2}}},
+		{"short array", `{"pair":[1]}`, decodeReq{Pair: [2]int{1, 0}}},
 		{"json.Number", `{"num":1.50}`, decodeReq{Num: "1.50"}},
 		{"nested unmarshaler", `{"wrapped":{"n":3}}`, decodeReq{Wrapped: &decodeWrapped{N: 3}}},
 		{"embeddedStruct", `{"reference":"r1"}`, decodeReq{decodeBase: decodeBase{Reference: "r1"}}},
@@ -167,16 +169,16 @@ var decodeRefusals = []decodeRefusal{
 	{"invalid UTF-8 in string", "{\"currency\":\"\xff\"}", payd.ErrInvalidJSON, "body", "not valid UTF-8 at line 1, column 14 (byte offset 13)"},
 	{"invalid UTF-8 outside", "\xc3{}", payd.ErrInvalidJSON, "body", "UTF-8"},
 	{"UTF-8 surrogate bytes", "{\"currency\":\"\xed\xa0\x80\"}", payd.ErrInvalidJSON, "body", "UTF-8"},
-	{"missing value", `{"amount":}`, payd.ErrInvalidJSON, "body", "expected a value but found '}' at line 1, column 11"},
+	{"missing value", `{"amount":}`, payd.ErrInvalidJSON, "body", "missing value after object name at line 1, column 11 (byte offset 10)"},
 	{"position on later line", "{\n  \"amount\": 1,\n  oops}", payd.ErrInvalidJSON, "body", "line 3, column 3 (byte offset 19)"},
 	{"truncated", `{"amount":1`, payd.ErrInvalidJSON, "body", "body ends"},
-	{"truncated string", `{"currency":"us`, payd.ErrInvalidJSON, "body", "ends inside a string"},
+	{"truncated string", `{"currency":"us`, payd.ErrInvalidJSON, "body", "body ends"},
 	{"raw NUL", "{\"currency\":\"a\x00\"}", payd.ErrInvalidJSON, "body", "control character"},
 	{"raw newline in string", "{\"currency\":\"a\nb\"}", payd.ErrInvalidJSON, "body", "control character"},
 	{"bad escape", `{"currency":"\x"}`, payd.ErrInvalidJSON, "body", "escape"},
 	{"short unicode escape", `{"currency":"\u12"}`, payd.ErrInvalidJSON, "body", "escape"},
 	{"leading zero", `{"amount":01}`, payd.ErrInvalidJSON, "body", ""},
-	{"bare fraction", `{"amount":1.}`, payd.ErrInvalidJSON, "body", "decimal point"},
+	{"bare fraction", `{"amount":1.}`, payd.ErrInvalidJSON, "body", "in number"},
 	{"plus sign", `{"amount":+1}`, payd.ErrInvalidJSON, "body", ""},
 	{"single quotes", `{'amount':1}`, payd.ErrInvalidJSON, "body", ""},
 	{"trailing comma", `{"amount":1,}`, payd.ErrInvalidJSON, "body", ""},
@@ -206,6 +208,7 @@ var decodeRefusals = []decodeRefusal{
 
 	// Unknown fields.
 	{"unknown", `{"amout":1}`, payd.ErrInvalidRequest, "amout", `unknown field "amout"`},
+	{"unknown empty key", `{"":0}`, payd.ErrInvalidRequest, "body", `unknown field ""`},
 	{"unknown nested", `{"customer":{"emial":"x"}}`, payd.ErrInvalidRequest, "customer.emial", `unknown field "customer.emial"`},
 	{"unknown in array", `{"items":[{"name":"a"},{"nme":"b"}]}`, payd.ErrInvalidRequest, "items.1.nme", ""},
 	{"case folded", `{"Amount":1}`, payd.ErrInvalidRequest, "Amount", ""},
@@ -230,7 +233,7 @@ var decodeRefusals = []decodeRefusal{
 	{"object for string", `{"currency":{}}`, payd.ErrInvalidRequest, "currency", "must be a string, not an object"},
 	{"number for string", `{"currency":1}`, payd.ErrInvalidRequest, "currency", ""},
 	{"array for object", `{"customer":[]}`, payd.ErrInvalidRequest, "customer", "must be an object or null, not an array"},
-	{"string for boolean", `{"capture":"true"}`, payd.ErrInvalidRequest, "capture", "a boolean or null"},
+	{"string for boolean", `{"capture":"true"}`, payd.ErrInvalidRequest, "capture", "must be a boolean, not a string"},
 	{"string for map", `{"metadata":"x"}`, payd.ErrInvalidRequest, "metadata", "an object"},
 	{"number in map", `{"metadata":{"a":1}}`, payd.ErrInvalidRequest, "metadata.a", "field metadata.a must be a string, not a number"},
 	{"wrong element", `{"items":[{"name":"a"},1]}`, payd.ErrInvalidRequest, "items.1", "an object"},
@@ -248,6 +251,10 @@ var decodeRefusals = []decodeRefusal{
 	{"quoted with space", `{"quoted":" 1"}`, payd.ErrInvalidRequest, "quoted", ""},
 	{"quoted out of range", `{"quoted":"9223372036854775808"}`, payd.ErrInvalidRequest, "quoted", ""},
 	{"array too long", `{"pair":[1,2,3]}`, payd.ErrInvalidRequest, "pair.2", "more elements than the 2 allowed"},
+	{"array too long, object", `{"pair":[1,2,{"a":1,"a":2}]}`, payd.ErrInvalidRequest, "pair.2", "more elements"},
+	{"wrong kind hides what is inside", `{"amount":{"":"","":null}}`, payd.ErrInvalidRequest, "amount", "must be an integer, not an object"},
+	{"wrong kind hides NUL inside", `{"amount":["\u0000"]}`, payd.ErrInvalidRequest, "amount", "not an array"},
+	{"quoted leading zero", `{"quoted":"00"}`, payd.ErrInvalidRequest, "quoted", "a string holding an integer"},
 	{"string for json.Number", `{"num":"1"}`, payd.ErrInvalidRequest, "num", "a number"},
 
 	// Null for fields that cannot be null.
@@ -269,6 +276,8 @@ var decodeRefusals = []decodeRefusal{
 	{"NUL in any", `{"any":{"k":"\u0000"}}`, payd.ErrInvalidRequest, "any.k", ""},
 	{"NUL in element", `{"items":[{"name":"\u0000"}]}`, payd.ErrInvalidRequest, "items.0.name", ""},
 	{"NUL in quoted", `{"quoted":"\u0000"}`, payd.ErrInvalidRequest, "quoted", ""},
+	{"NUL inside a value that decodes itself", `{"wrapped":{"n":"\u0000"}}`, payd.ErrInvalidRequest, "wrapped.n", "null character"},
+	{"decoding method fails before a later NUL", `{"code":"x","\u0000":1}`, payd.ErrInvalidRequest, "code", "starting with c_"},
 
 	// Unpaired surrogates.
 	{"lone high", `{"currency":"\ud800"}`, payd.ErrInvalidRequest, "currency", "unpaired UTF-16 surrogate"},
@@ -467,6 +476,43 @@ func BenchmarkDecodeJSONHostile(b *testing.B) {
 			for b.Loop() {
 				var req decodeReq
 				_ = decodeJSON([]byte(body), &req)
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeJSONWire measures the wire types on representative bodies:
+// a payment and a checkout create, and a payment with 50 long metadata values.
+func BenchmarkDecodeJSONWire(b *testing.B) {
+	var meta strings.Builder
+	meta.WriteString(`{"amount":1999,"currency":"usd","metadata":{`)
+	for i := range 50 {
+		if i > 0 {
+			meta.WriteByte(',')
+		}
+		meta.WriteString(`"key_` + strconv.Itoa(i) + `":"` + strings.Repeat("v", 400) + `"`)
+	}
+	meta.WriteString(`}}`)
+	bodies := []struct {
+		name string
+		body string
+		dst  func() any
+	}{
+		{"payment", `{"amount":1999,"currency":"usd","description":"Order 1234","reference":"order-1234","metadata":{"order_id":"1234","channel":"web"},"customer_email":"ann@example.com","customer_name":"Ann","success_url":"https://shop.example/ok","cancel_url":"https://shop.example/cancel","fee_payer":"merchant"}`,
+			func() any { return new(createPaymentRequest) }},
+		{"checkout", `{"payment_id":"pay_01J9ZQ7X3M4K","rail":"crypto","asset":"usdc","network":"ethereum","email":"ann@example.com"}`,
+			func() any { return new(createCheckoutRequest) }},
+		{"metadata", meta.String(), func() any { return new(createPaymentRequest) }},
+	}
+	for _, bb := range bodies {
+		b.Run(bb.name, func(b *testing.B) {
+			body := []byte(bb.body)
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := decodeJSON(body, bb.dst()); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}
