@@ -33,14 +33,17 @@ type shop struct {
 
 // newShop starts a server on db with short confirmation counts, and a
 // business with a fresh wallet on every network.
-func newShop(t *testing.T, db *store.DB) *shop {
+func newShop(t *testing.T, db *store.DB) *shop { return newShopOf(t, db, false) }
+
+// newShopOf is newShop for a live business when live is true.
+func newShopOf(t *testing.T, db *store.DB, live bool) *shop {
 	b := setup(t, db)
 	b.srv.opts.Confirmations = map[money.Network]int{money.Bitcoin: 2, money.Ethereum: 3, money.Polygon: 3,
 		money.Solana: 3, money.Tron: 3}
 	// Each checkout comes from its own address through a trusted proxy, so
 	// the per-IP limit (tested on its own) never trips the other tests.
 	b.srv.opts.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-	s := &shop{t: t, b: b, c: clTest{t, b}, biz: b.newBusiness(false)}
+	s := &shop{t: t, b: b, c: clTest{t, b}, biz: b.newBusiness(live)}
 	w := newHDWallet(t)
 	s.wallet = w
 	keys := map[string]any{}

@@ -63,8 +63,8 @@ func TestUSDNeedsNoRate(t *testing.T) {
 				t.Errorf("%s is offered without a rate to price it", a)
 			}
 		}
-		if len(offer["crypto"].([]any)) != 6 || len(offer["card"].([]any)) != 1 {
-			t.Errorf("a USD link offers %d coins and %d cards without rates, want the 6 stablecoin networks and card",
+		if len(offer["crypto"].([]any)) != 6 || len(offer["card"].([]any)) != 0 {
+			t.Errorf("a USD link offers %d coins and %d cards without rates, want the 6 stablecoin networks and no card (no card provider)",
 				len(offer["crypto"].([]any)), len(offer["card"].([]any)))
 		}
 	})

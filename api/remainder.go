@@ -77,6 +77,11 @@ func (s *Server) checkoutRemainder(w http.ResponseWriter, r *http.Request) error
 	if biz.SuspendedAt != nil {
 		return payd.Errorf(payd.ErrBusinessSuspended, "this business cannot take payments right now")
 	}
+	// Public like POST /checkouts: a caller that sends a key acts in its
+	// mode, and a test key requests no remainder on a live business (5.3).
+	if err := biz.RefuseTestKey(callOf(ctx).key); err != nil {
+		return err
+	}
 	tg, in, err := s.remainderTarget(ctx, biz, p)
 	if err != nil {
 		return err

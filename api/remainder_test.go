@@ -13,7 +13,7 @@ import (
 // (issue 15 item 18).
 func TestCustomerRemainder(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		s := newShop(t, db)
+		s := newShopOf(t, db, true)
 		code := s.link(2500)["code"].(string)
 		chk := s.c.data(s.checkoutReq("link_code", code, "USDT", "tron", map[string]any{"email": "ann@example.com"}), 201)
 		id := chk["id"].(string)
@@ -28,6 +28,9 @@ func TestCustomerRemainder(t *testing.T) {
 		pid := chk["payment_id"].(string)
 		s.wantStatus(s.getPayment(pid), "underpaid")
 		req := remainder(id)
+		withTestKey := remainder(id)
+		withTestKey.key = s.biz.test
+		s.c.call(withTestKey, 403, "test_mode_unavailable") // spec 5.3: the business is live
 		next := s.c.data(req, 201)
 		if next["remainder"] != true || next["amount"] != 1000.0 || next["payment_id"] != pid || next["email"] != "ann@example.com" ||
 			next["crypto"].(map[string]any)["amount"] != "10.00" || next["crypto"].(map[string]any)["network"] != "tron" {

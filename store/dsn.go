@@ -69,16 +69,18 @@ func plainFile(path string) bool {
 
 // pgPassword finds the value of password= in a keyword-form DSN: quoted
 // ('…' with \' and \\ escapes) or up to the next space.
-var pgPassword = regexp.MustCompile(`((?:^|\s)password\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)`)
+var pgPassword = regexp.MustCompile(`((?:^|\s)(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)`)
 
 // RedactDSN hides the password of a DSN before it is printed or logged:
-// the password of a URL (postgres://user:…@host) and the password= of
-// libpq's keyword form.
+// the password of a URL (postgres://user:…@host, ?password=, and the
+// client key's ?sslpassword=) and the password= and sslpassword= of libpq's
+// keyword form. Only a DSN that starts postgres:// or postgresql:// is read
+// as a URL: a keyword DSN may hold "://" in a value.
 func RedactDSN(dsn string) string {
 	if !isPostgres(dsn) {
 		return dsn
 	}
-	if strings.Contains(dsn, "://") {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		u, err := url.Parse(dsn)
 		if err != nil {
 			return "postgres://(a DSN that does not parse; not shown)"
@@ -86,8 +88,12 @@ func RedactDSN(dsn string) string {
 		if _, ok := u.User.Password(); ok {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")
 		}
-		if q := u.Query(); q.Has("password") {
-			q.Set("password", "xxxxx")
+		if q := u.Query(); q.Has("password") || q.Has("sslpassword") {
+			for _, k := range []string{"password", "sslpassword"} {
+				if q.Has(k) {
+					q.Set(k, "xxxxx")
+				}
+			}
 			u.RawQuery = q.Encode()
 		}
 		return u.String()

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -59,7 +60,12 @@ func TestRedactDSN(t *testing.T) {
 		"host=db password = s3cret":                           "host=db password = xxxxx",
 		`host=db password='s3 \'cret' dbname=payd`:            "host=db password=xxxxx dbname=payd",
 		"password=s3cret":                                     "password=xxxxx",
-		"sqlite:./payd.db":                                    "sqlite:./payd.db",
+		// A keyword DSN with "://" in a value is still read as keywords.
+		"host=/run/pg password=s3cret application_name=svc://payd": "host=/run/pg password=xxxxx application_name=svc://payd",
+		// The client key's passphrase is a password too.
+		"host=db sslpassword=keypw password=s3cret": "host=db sslpassword=xxxxx password=xxxxx",
+		"postgres://db/payd?sslpassword=keypw":      "postgres://db/payd?sslpassword=xxxxx",
+		"sqlite:./payd.db":                          "sqlite:./payd.db",
 	} {
 		if got := store.RedactDSN(dsn); got != want {
 			t.Errorf("RedactDSN(%q) = %q, want %q", dsn, got, want)
@@ -133,6 +139,25 @@ func TestSQLiteFilesArePrivate(t *testing.T) {
 		}
 		if mode := st.Mode() & fs.ModePerm; mode != 0o600 {
 			t.Errorf("%s has mode %v, want 0600", filepath.Base(f), mode)
+		}
+	}
+}
+
+// TestOpenUnparsableDSNHidesPassword opens DSNs that pgx cannot parse,
+// written so that pgx's own redaction misses the password: the error must
+// quote only the redacted form.
+func TestOpenUnparsableDSNHidesPassword(t *testing.T) {
+	for _, dsn := range []string{
+		"host=127.0.0.1 dbname=test password = s3cret sslmode=bogus",
+		`host=127.0.0.1 dbname=test password='s3\'cret c' sslmode=bogus`,
+	} {
+		db, err := store.Open(context.Background(), dsn, clock.Real{}, slog.New(slog.DiscardHandler))
+		if err == nil {
+			db.Close()
+			t.Fatalf("Open(%q) succeeded", dsn)
+		}
+		if !strings.Contains(err.Error(), "cannot parse") || strings.Contains(err.Error(), "s3") || strings.Contains(err.Error(), "cret") {
+			t.Errorf("Open(%q) error shows the password: %v", dsn, err)
 		}
 	}
 }

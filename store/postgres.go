@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 )
 
@@ -19,20 +21,35 @@ const (
 	pgTxAttempts = 8
 )
 
+// hideDSN replaces a DSN parse error, whose text quotes the DSN with
+// pgx's best-effort redaction (a password written "password = x" or with
+// an escaped quote shows through), by one that quotes only RedactDSN's form.
+func hideDSN(dsn string, err error) error {
+	var pe *pgconn.ParseConfigError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	why := "it is not a valid PostgreSQL DSN"
+	if inner := errors.Unwrap(pe); inner != nil {
+		why = inner.Error()
+	}
+	return fmt.Errorf("cannot parse the PostgreSQL DSN %s: %s", RedactDSN(dsn), why)
+}
+
 // openPostgres opens the pgx pool of at most conns connections through
 // database/sql. Search path and other settings come from the DSN
 // (…?search_path=name).
 func openPostgres(ctx context.Context, db *DB, dsn string, conns, idle int) error {
 	pdb, err := sql.Open("pgx", dsn)
 	if err != nil {
-		return err
+		return hideDSN(dsn, err)
 	}
 	db.dsn = dsn
 	pdb.SetMaxOpenConns(conns)
 	pdb.SetMaxIdleConns(idle)
 	if err := pdb.PingContext(ctx); err != nil {
 		pdb.Close()
-		return err
+		return hideDSN(dsn, err)
 	}
 	db.read = pdb
 	return nil
