@@ -1,6 +1,9 @@
 package payd
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // SavePayment is the one way a payment change is saved (DESIGN.md §2): every
 // caller that creates or changes a payment (API handlers, the watcher, the
@@ -47,6 +50,7 @@ func savePaymentEvents(ctx context.Context, q Queries, rec EventRecorder, old, p
 	if err != nil {
 		return err
 	}
+	stampAfter(events, more)
 	if events = append(events, more...); len(events) == 0 {
 		return nil
 	}
@@ -70,4 +74,22 @@ func applyPaymentStats(ctx context.Context, q Queries, old, p *Payment) error {
 		return q.AddLinkStats(ctx, p.BusinessID, p.LinkID, d)
 	}
 	return nil
+}
+
+// stampAfter moves the events of more after the last of events, keeping
+// their order: they were rendered first (a checkout is opened before the
+// payment change is saved), and the outbox goes out in created_at order,
+// a payment's events before those of the changes its save carries.
+func stampAfter(events, more []*Event) {
+	if len(events) == 0 || len(more) == 0 {
+		return
+	}
+	last := events[len(events)-1].CreatedAt
+	if more[0].CreatedAt.After(last) {
+		return
+	}
+	shift := last.Sub(more[0].CreatedAt) + time.Microsecond
+	for _, e := range more {
+		e.CreatedAt = e.CreatedAt.Add(shift)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // recordingQueries is the store at the seam SavePayment writes through: it
@@ -137,5 +138,21 @@ func TestSaveOpenedCheckout(t *testing.T) {
 		"AppendEvents payment.created,payment.method_selected,checkout.created", "CreateCheckout C"}
 	if !slices.Equal(q.calls, want) {
 		t.Fatalf("calls = %q\nwant %q", q.calls, want)
+	}
+}
+
+// TestStampAfter keeps a payment's events ahead of the events its save
+// carries, which were rendered first, without reordering either group.
+func TestStampAfter(t *testing.T) {
+	at := func(us int) time.Time { return testNow.Add(time.Duration(us) * time.Microsecond) }
+	events := []*Event{{Type: "payment.created", CreatedAt: at(10)}, {Type: "payment.method_selected", CreatedAt: at(11)}}
+	more := []*Event{{Type: "checkout.created", CreatedAt: at(2)}, {Type: "checkout.x", CreatedAt: at(3)}}
+	stampAfter(events, more)
+	if !more[0].CreatedAt.Equal(at(12)) || !more[1].CreatedAt.Equal(at(13)) {
+		t.Fatalf("more stamped at %s, %s; want just after %s", more[0].CreatedAt, more[1].CreatedAt, at(11))
+	}
+	later := []*Event{{CreatedAt: at(50)}}
+	if stampAfter(events, later); !later[0].CreatedAt.Equal(at(50)) {
+		t.Fatalf("an event already after the payment's moved to %s", later[0].CreatedAt)
 	}
 }

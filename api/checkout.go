@@ -126,9 +126,7 @@ func (s *Server) checkoutTarget(ctx context.Context, ch checkoutChoice) (*checko
 	if tg.biz.SuspendedAt != nil {
 		return nil, payd.Errorf(payd.ErrBusinessSuspended, "this business cannot take payments right now")
 	}
-	// The route is public, but a caller that sends a key acts in that key's
-	// mode: a test key never opens a checkout on a live business (spec 5.3).
-	if err := tg.biz.RefuseTestKey(callOf(ctx).key); err != nil {
+	if err := publicCaller(ctx, tg.biz); err != nil {
 		return nil, err
 	}
 	if tg.cs, err = s.checkoutSettings(ctx, s.store, bizID); err != nil {
@@ -181,6 +179,19 @@ func checkAccepted(a payd.Availability, cs *payd.CheckoutSettings, ch checkoutCh
 		return &payd.Error{Code: payd.ErrEmailRequired, Field: "email", Message: "this business asks for your email"}
 	}
 	return nil
+}
+
+// publicCaller checks a key sent to a public checkout route. The route
+// needs none, but a caller that sends one acts with it: it must be one of
+// biz's own (business_forbidden otherwise, so another business's key is
+// never recorded as the actor of biz's events), and a test key acts on no
+// live business (test_mode_unavailable, spec 5.3).
+func publicCaller(ctx context.Context, biz *payd.Business) error {
+	k := callOf(ctx).key
+	if k != nil && k.BusinessID != biz.ID {
+		return payd.Errorf(payd.ErrBusinessForbidden, "this key belongs to another business; send this business's own key, or none")
+	}
+	return biz.RefuseTestKey(k)
 }
 
 // loadWallet requires a wallet that receives the coin (not_accepting).

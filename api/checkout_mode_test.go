@@ -10,8 +10,9 @@ import (
 
 // TestCheckoutTestKeyOnLiveBusiness covers spec 5.3 for POST /checkouts:
 // the route is public, so the hosted page (no key) and live keys open
-// checkouts on a live business, but a request carrying a test key, its own
-// business's or another's, gets 403 test_mode_unavailable. On a business
+// checkouts on a live business, but a request carrying its test key gets
+// 403 test_mode_unavailable, and one carrying another business's key 403
+// business_forbidden. On a business
 // that is not live a test key opens checkouts as before.
 func TestCheckoutTestKeyOnLiveBusiness(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -35,8 +36,9 @@ func TestCheckoutTestKeyOnLiveBusiness(t *testing.T) {
 			pay[tb] = c.data(payPost(tb.live, map[string]any{"amount": 1500, "currency": "USD"}), 201)["id"].(string)
 		}
 		c.call(open(live.test, pay[live]), 403, "test_mode_unavailable")
-		c.call(open(sandbox.test, pay[live]), 403, "test_mode_unavailable")
-		c.data(open("", pay[live]), 201) // the hosted page sends no key
+		c.call(open(sandbox.test, pay[live]), 403, "business_forbidden")
+		c.call(open(sandbox.live, pay[live]), 403, "business_forbidden") // never an actor on another's events
+		c.data(open("", pay[live]), 201)                                 // the hosted page sends no key
 		c.data(open(live.live, pay[live]), 201)
 		c.data(open(sandbox.test, pay[sandbox]), 201)
 	})

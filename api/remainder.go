@@ -77,9 +77,7 @@ func (s *Server) checkoutRemainder(w http.ResponseWriter, r *http.Request) error
 	if biz.SuspendedAt != nil {
 		return payd.Errorf(payd.ErrBusinessSuspended, "this business cannot take payments right now")
 	}
-	// Public like POST /checkouts: a caller that sends a key acts in its
-	// mode, and a test key requests no remainder on a live business (5.3).
-	if err := biz.RefuseTestKey(callOf(ctx).key); err != nil {
+	if err := publicCaller(ctx, biz); err != nil {
 		return err
 	}
 	tg, in, err := s.remainderTarget(ctx, biz, p)
@@ -106,6 +104,9 @@ func (s *Server) remainderTarget(ctx context.Context, biz *payd.Business, p *pay
 	ch := checkoutChoice{paymentID: p.ID, asset: p.Method.Asset, network: p.Method.Network}
 	var err error
 	if tg.cs, err = s.checkoutSettings(ctx, s.store, biz.ID); err != nil {
+		return nil, payd.OpenParams{}, err
+	}
+	if err := s.pauses.check(ctx, "network:"+string(ch.network)); err != nil {
 		return nil, payd.OpenParams{}, err
 	}
 	if err := s.loadWallet(ctx, tg, ch); err != nil {

@@ -1,8 +1,10 @@
 package api
 
 import (
+	"context"
 	"testing"
 
+	"payd"
 	"payd/store"
 	"payd/store/storetest"
 )
@@ -31,6 +33,15 @@ func TestCustomerRemainder(t *testing.T) {
 		withTestKey := remainder(id)
 		withTestKey.key = s.biz.test
 		s.c.call(withTestKey, 403, "test_mode_unavailable") // spec 5.3: the business is live
+		foreign := remainder(id)
+		foreign.key = s.b.newBusiness(true).live
+		s.c.call(foreign, 403, "business_forbidden")
+		ctx := context.Background()
+		must(t, s.b.db.SetPause(ctx, payd.Pause{Name: "network:tron", PausedAt: s.b.clock.Now()}))
+		s.advance(2)
+		s.c.call(remainder(id), 503, "temporarily_unavailable") // the operator paused the network
+		must(t, s.b.db.DeletePause(ctx, "network:tron"))
+		s.advance(2)
 		next := s.c.data(req, 201)
 		if next["remainder"] != true || next["amount"] != 1000.0 || next["payment_id"] != pid || next["email"] != "ann@example.com" ||
 			next["crypto"].(map[string]any)["amount"] != "10.00" || next["crypto"].(map[string]any)["network"] != "tron" {
