@@ -67,6 +67,9 @@ func (d *dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	if err != nil {
 		return nil, fmt.Errorf("%w: bad port in %q: %w", errBadURL, addr, err)
 	}
+	if port == 0 { // refused at registration since ports were checked; older endpoints may hold it
+		return nil, fmt.Errorf("%w: port 0 in %q", errBadURL, addr)
+	}
 	ips, err := d.resolve(ctx, network, host)
 	if err != nil {
 		return nil, err

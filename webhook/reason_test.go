@@ -64,6 +64,7 @@ func TestAttemptErrorVocabulary(t *testing.T) {
 		{"hung up", hangup.URL, dev, payd.AttemptConnectionClosed, "EOF"},
 		{"forbidden address", "https://" + closed + "/hook", ClientOptions{Timeout: testTimeout}, payd.AttemptForbiddenAddress, "loopback"},
 		{"plain http outside dev", "http://hooks.example.com/", ClientOptions{Timeout: testTimeout}, payd.AttemptInvalidURL, "must be an https URL"},
+		{"port 0, saved before ports were checked", "http://127.0.0.1:0/hook", dev, payd.AttemptInvalidURL, "port 0"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var logs syncBuffer
