@@ -19,16 +19,20 @@ import (
 //go:embed openapi.json openapi/*.json
 var openAPIFiles embed.FS
 
-// The merged documents, built once at start: the development one lists
-// every route, the production one leaves out what only --dev serves.
+// devFragment is the part of the document only a --dev server serves: the
+// /devnet/* paths, the schemas only they use and their tag.
+const devFragment = "openapi/devnet.json"
+
+// The merged documents, built once at start: the development one of every
+// fragment, the production one of every fragment but devFragment.
 var (
-	openAPIDev  = mustMergeOpenAPI(openAPIFiles)
-	openAPIProd = mustWithoutDevRoutes(openAPIDev)
+	openAPIDev  = mustMergeOpenAPI(openAPIFiles, true)
+	openAPIProd = mustMergeOpenAPI(openAPIFiles, false)
 )
 
 // OpenAPIDocument returns the API's OpenAPI 3 document for a server in the
-// given mode: without dev, the /devnet/* paths, and the components only
-// they use, are left out, so the document lists exactly what is served.
+// given mode: without dev, devFragment is left out, so the document lists
+// exactly what is served.
 func OpenAPIDocument(dev bool) []byte {
 	if dev {
 		return openAPIDev
@@ -43,10 +47,11 @@ func (s *Server) getOpenAPI(w http.ResponseWriter, r *http.Request) error {
 }
 
 // mustMergeOpenAPI merges the fragments into the base document in file-name
-// order. A fragment that defines something already defined is a mistake in
-// the source, so it panics at start (and in every test) rather than letting
-// one definition silently win.
-func mustMergeOpenAPI(fsys fs.FS) []byte {
+// order, devFragment only when dev. A fragment's tags are added to the
+// document's list; anything else a fragment defines that is already defined
+// is a mistake in the source, so it panics at start (and in every test)
+// rather than letting one definition silently win.
+func mustMergeOpenAPI(fsys fs.FS, dev bool) []byte {
 	doc, err := readJSONObject(fsys, "openapi.json")
 	if err != nil {
 		panic(err)
@@ -57,9 +62,16 @@ func mustMergeOpenAPI(fsys fs.FS) []byte {
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		if name == devFragment && !dev {
+			continue
+		}
 		frag, err := readJSONObject(fsys, name)
 		if err != nil {
 			panic(err)
+		}
+		if tags, ok := frag["tags"].([]any); ok {
+			doc["tags"] = append(doc["tags"].([]any), tags...)
+			delete(frag, "tags")
 		}
 		if err := mergeJSON(doc, frag, path.Base(name)); err != nil {
 			panic(err)

@@ -49,9 +49,9 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	}
 }
 
-// TestOpenAPIWithoutDevDropsOnlyDevComponents checks the filter: the
-// components and the tag only /devnet/* paths use are gone from the production
-// document, and everything else is kept.
+// TestOpenAPIWithoutDevDropsOnlyDevComponents checks the production
+// document: the components and the tag only /devnet/* paths use (the
+// devnet fragment) are gone from it, and everything else is kept.
 func TestOpenAPIWithoutDevDropsOnlyDevComponents(t *testing.T) {
 	load := func(dev bool) *openapi3.T {
 		doc, err := openapi3.NewLoader().LoadFromData(OpenAPIDocument(dev))
