@@ -447,33 +447,16 @@ func statsOf(p *Payment) StatsDelta {
 	return d
 }
 
-// Expire ends the checkout once its quote is over with nothing on its way
-// (spec 3): an open one expires, and so does a link's payment, which
-// exists only for it, or any payment past its expires_at; an underpaid one
-// expires and its payment, still underpaid, records expired, after which
-// the business may request the remainder. A checkout with a transfer sent
-// in time but unconfirmed waits for it.
-func (c *Checkout) Expire(p *Payment, now time.Time) Outcome {
-	paymentOver := p.ExpiresAt != nil && !now.Before(*p.ExpiresAt)
-	quoteOver := !now.Before(c.ExpiresAt)
-	switch {
-	case c.Status == CheckoutOpen && (quoteOver || paymentOver):
-		c.Status = CheckoutExpired
-		c.stop(now)
-		if p.Status == PaymentPending && p.CheckoutID == c.ID && (p.LinkID != "" || paymentOver) {
-			p.Status = PaymentExpired
-			p.addEvent(EventExpired, nil, now)
-		}
-		return Outcome{Changed: true}
-	case c.Status == CheckoutUnderpaid && quoteOver:
-		c.Status = CheckoutExpired
-		c.stop(now)
-		if p.Status == PaymentUnderpaid && p.CheckoutID == c.ID {
-			p.addEvent(EventExpired, nil, now)
-		}
-		return Outcome{Changed: true}
+// Expire ends a pending payment past its expires_at that has no checkout
+// taking funds (for one that has, Checkout.Expire decides). It reports
+// whether anything changed.
+func (p *Payment) Expire(now time.Time) bool {
+	if p.Status != PaymentPending || p.ExpiresAt == nil || now.Before(*p.ExpiresAt) || p.InFlight() {
+		return false
 	}
-	return Outcome{}
+	p.Status = PaymentExpired
+	p.addEvent(EventExpired, nil, now)
+	return true
 }
 
 // review moves p to needs_review for reason and reports whether it did: a
