@@ -121,14 +121,20 @@ func parseCurrency(s *string) (*money.Currency, error) {
 }
 
 // linkRules are the rules a link's fields are checked under; rates are
-// fetched only when a price is set or changes in a currency that needs
-// them (payd.NeedsRates), or in one not known before the link is read.
+// read only when a price is set or changes, and are required (ratesFor)
+// unless its currency, c, converts at a fixed rate. A change of amount
+// alone (c nil) needs them: the link's currency is not known before the
+// link is read.
 func (s *Server) linkRules(ctx context.Context, priced bool, c *money.Currency) (payd.LinkRules, error) {
 	rules := payd.LinkRules{AllowHTTP: s.opts.Dev}
-	if !priced || c != nil && !payd.NeedsRates(*c, "") {
+	if !priced {
 		return rules, nil
 	}
-	x, err := s.rates.Latest(ctx)
+	var cur money.Currency // "" needs rates
+	if c != nil {
+		cur = *c
+	}
+	x, err := s.ratesFor(ctx, cur, "")
 	rules.Rates = x
 	return rules, err
 }

@@ -173,8 +173,8 @@ func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.C
 	}
 	// Without a snapshot a USD price still offers what converts at fixed
 	// rates (stablecoins, card); the coins that need a rate are left out.
-	x, err := s.rates.Latest(ctx)
-	if err != nil && (payd.NeedsRates(c, "") || payd.ErrorCode(err) != payd.ErrUpstreamUnavailable) {
+	x, err := s.ratesFor(ctx, c, "")
+	if err != nil {
 		return checkoutOffer{}, err
 	}
 	if cs.AcceptsRail(payd.RailCrypto) {

@@ -48,16 +48,17 @@ type ratesBody struct {
 	body []byte
 }
 
-// ratesFor returns the snapshot a price in c, paid in a ("" before a coin
-// is chosen), converts at: none (nil) when the conversion is fixed
-// (payd.NeedsRates: USD, stablecoins), so that such a price never fails
-// because the rate sources are down; otherwise the newest snapshot, or
-// upstream_unavailable when there is none.
+// ratesFor returns the newest snapshot for a price in c paid in a ("" before
+// a coin is chosen). When there is none (upstream_unavailable), a price
+// that converts at fixed rates (payd.NeedsRates: USD, stablecoins) gets nil
+// instead of the error, so it never fails because the rate sources are
+// down; what does need a rate fails, or, on a page, is left out.
 func (s *Server) ratesFor(ctx context.Context, c money.Currency, a money.Asset) (*payd.ExchangeRates, error) {
-	if !payd.NeedsRates(c, a) {
+	x, err := s.rates.Latest(ctx)
+	if err != nil && !payd.NeedsRates(c, a) && payd.ErrorCode(err) == payd.ErrUpstreamUnavailable {
 		return nil, nil
 	}
-	return s.rates.Latest(ctx)
+	return x, err
 }
 
 // getExchangeRates serves GET /exchange-rates (spec 4.4).
