@@ -123,10 +123,7 @@ func (s *Server) checkoutTarget(ctx context.Context, ch checkoutChoice) (*checko
 	if tg.biz, err = s.store.BusinessByID(ctx, bizID); err != nil {
 		return nil, err
 	}
-	if tg.biz.SuspendedAt != nil {
-		return nil, payd.Errorf(payd.ErrBusinessSuspended, "this business cannot take payments right now")
-	}
-	if err := publicCaller(ctx, tg.biz); err != nil {
+	if err := publicTarget(ctx, tg.biz); err != nil {
 		return nil, err
 	}
 	if tg.cs, err = s.checkoutSettings(ctx, s.store, bizID); err != nil {
@@ -181,12 +178,17 @@ func checkAccepted(a payd.Availability, cs *payd.CheckoutSettings, ch checkoutCh
 	return nil
 }
 
-// publicCaller checks a key sent to a public checkout route. The route
-// needs none, but a caller that sends one acts with it: it must be one of
-// biz's own (business_forbidden otherwise, so another business's key is
-// never recorded as the actor of biz's events), and a test key acts on no
-// live business (test_mode_unavailable, spec 5.3).
-func publicCaller(ctx context.Context, biz *payd.Business) error {
+// publicTarget checks the business a public route opens a checkout for, and
+// the key a caller may send with it: a suspended business takes no payments
+// (business_suspended). The route needs no key, but a caller that sends one
+// acts with it: it must be one of biz's own (business_forbidden otherwise,
+// so another business's key is never recorded as the actor of biz's
+// events), and a test key acts on no live business (test_mode_unavailable,
+// spec 5.3).
+func publicTarget(ctx context.Context, biz *payd.Business) error {
+	if biz.SuspendedAt != nil {
+		return payd.Errorf(payd.ErrBusinessSuspended, "this business cannot take payments right now")
+	}
 	k := callOf(ctx).key
 	if k != nil && k.BusinessID != biz.ID {
 		return payd.Errorf(payd.ErrBusinessForbidden, "this key belongs to another business; send this business's own key, or none")

@@ -74,10 +74,7 @@ func (s *Server) checkoutRemainder(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	if biz.SuspendedAt != nil {
-		return payd.Errorf(payd.ErrBusinessSuspended, "this business cannot take payments right now")
-	}
-	if err := publicCaller(ctx, biz); err != nil {
+	if err := publicTarget(ctx, biz); err != nil {
 		return err
 	}
 	tg, in, err := s.remainderTarget(ctx, biz, p)
