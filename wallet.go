@@ -46,7 +46,14 @@ type Wallet struct {
 	// second business by identity, not by spelling, because a key
 	// re-serialised with another parent fingerprint or child number would
 	// otherwise take the first business's deposit addresses.
-	KeyIDs    map[money.Network]string
+	KeyIDs map[money.Network]string
+	// Overlap marks the networks where the wallet's key may derive another
+	// wallet's deposit addresses: some key on the network has no identity
+	// (attached to two wallets before keys were compared by identity, or by
+	// an older payd during an upgrade). Only there is a deposit checked
+	// against every checkout before it is taken (WalletStore.DepositTaken);
+	// elsewhere the unique identities rule an overlap out. Set by the store.
+	Overlap   map[money.Network]bool
 	Source    WalletSource
 	CreatedAt time.Time
 }
@@ -232,9 +239,9 @@ type WalletStore interface {
 	// when the wallet has no key on n.
 	NextAddressIndex(ctx context.Context, walletID string, n money.Network) (uint32, error)
 	// DepositTaken reports whether a checkout of any business already has
-	// deposit d on network n. A wallet's next index can derive such a
-	// deposit (a key attached to two wallets before keys were compared by
-	// identity), and the checkout's caller then moves on to the next index
+	// deposit d on network n. On a network where the wallet's key may
+	// overlap another's (Wallet.Overlap), its next index can derive such a
+	// deposit, and the checkout's caller then moves on to the next index
 	// rather than fail on the checkouts' unique deposit.
 	DepositTaken(ctx context.Context, n money.Network, d Deposit) (bool, error)
 	// AddHoldings adds amount (negative for money leaving) of amount.Asset

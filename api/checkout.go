@@ -280,10 +280,11 @@ func (s *Server) quoteCheckout(ctx context.Context, q payd.Queries, tg *checkout
 
 // deposit hands out the wallet's next receive index on the network and
 // takes its deposit, derived ahead by this request or another (see
-// depositsAhead) or now. A deposit another checkout already has (a key
-// attached to two wallets before keys were compared by identity, see
-// payd.WalletStore.DepositTaken) is skipped for the next index: failing
-// on it would fail every checkout of the business from then on.
+// depositsAhead) or now. Where the wallet's key may overlap another
+// wallet's (payd.Wallet.Overlap: a key attached to two wallets before keys
+// were compared by identity), a deposit another checkout already has is
+// skipped for the next index: failing on it would fail every checkout of
+// the business from then on. Elsewhere no checkout pays for that look-up.
 func (s *Server) deposit(ctx context.Context, q payd.Queries, w *payd.Wallet, in *payd.OpenParams) error {
 	for {
 		idx, err := q.NextAddressIndex(ctx, w.ID, in.Network)
@@ -294,7 +295,7 @@ func (s *Server) deposit(ctx context.Context, q payd.Queries, w *payd.Wallet, in
 		if err != nil {
 			return err
 		}
-		taken, err := q.DepositTaken(ctx, in.Network, d)
+		taken, err := depositTaken(ctx, q, w, in.Network, d)
 		if err != nil {
 			return err
 		}
@@ -305,6 +306,15 @@ func (s *Server) deposit(ctx context.Context, q payd.Queries, w *payd.Wallet, in
 		s.log.WarnContext(ctx, "api: a deposit address belongs to another checkout; skipping its index",
 			"wallet", w.ID, "network", in.Network, "index", idx)
 	}
+}
+
+// depositTaken reports whether another checkout has d, looking only where
+// w's key may overlap another wallet's (payd.Wallet.Overlap).
+func depositTaken(ctx context.Context, q payd.Queries, w *payd.Wallet, n money.Network, d payd.Deposit) (bool, error) {
+	if !w.Overlap[n] {
+		return false, nil
+	}
+	return q.DepositTaken(ctx, n, d)
 }
 
 // checkoutPayment returns the payment the checkout is for: a new one for

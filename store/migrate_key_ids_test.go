@@ -59,6 +59,11 @@ func TestMigrateFillsKeyIDs(t *testing.T) {
 					t.Fatalf("wallet of %s: %+v, %v; want key id %q", biz, w, err, want)
 				}
 			}
+			for _, biz := range []string{first, twin} { // both derive the same addresses
+				if w, err := db.WalletByBusiness(ctx, biz); err != nil || !w.Overlap[money.Tron] {
+					t.Fatalf("wallet of %s: %+v, %v; want tron marked as overlapping", biz, w, err)
+				}
+			}
 			b, err := payd.NewBusiness("Late", "late@example.com", false, time.Unix(4, 0))
 			if err != nil || db.CreateBusiness(ctx, b) != nil {
 				t.Fatal(err)

@@ -100,7 +100,8 @@ func (q *queries) deleteWallet(ctx context.Context, id string) error {
 func (q *queries) WalletByBusiness(ctx context.Context, businessID string) (_ *payd.Wallet, err error) {
 	defer fail(&err, "wallet", "store.WalletByBusiness(%s)", businessID)
 	rows, err := q.ex.QueryContext(ctx, `
-		SELECT w.id, w.source, w.created_at, k.network, k.account_key, k.key_id
+		SELECT w.id, w.source, w.created_at, k.network, k.account_key, k.key_id,
+			EXISTS (SELECT 1 FROM wallet_keys t WHERE t.network = k.network AND t.key_id IS NULL)
 		FROM wallets w JOIN wallet_keys k ON k.wallet_id = w.id
 		WHERE w.business_id = $1`, businessID)
 	if err != nil {
@@ -112,16 +113,24 @@ func (q *queries) WalletByBusiness(ctx context.Context, businessID string) (_ *p
 		var id, source, network, key string
 		var keyID sql.NullString // NULL: a key attached twice before migration 16
 		var created int64
-		if err := rows.Scan(&id, &source, &created, &network, &key, &keyID); err != nil {
+		var overlap bool // the index wallet_keys_identity finds the NULLs
+		if err := rows.Scan(&id, &source, &created, &network, &key, &keyID, &overlap); err != nil {
 			return nil, err
 		}
 		if w == nil {
 			w = &payd.Wallet{ID: id, BusinessID: businessID, Source: payd.WalletSource(source),
 				CreatedAt: fromMicros(created), Keys: map[money.Network]string{}, KeyIDs: map[money.Network]string{}}
 		}
-		w.Keys[money.Network(network)] = key
+		n := money.Network(network)
+		w.Keys[n] = key
 		if keyID.Valid {
-			w.KeyIDs[money.Network(network)] = keyID.String
+			w.KeyIDs[n] = keyID.String
+		}
+		if overlap { // nil without: wallets made by payd.NewWallet compare equal
+			if w.Overlap == nil {
+				w.Overlap = map[money.Network]bool{}
+			}
+			w.Overlap[n] = true
 		}
 	}
 	if err := rows.Err(); err != nil {
