@@ -141,7 +141,7 @@ func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
 	}
 	v.Email, v.Remainder = c.Email, c.Remainder
 	v.State, v.StatusText = state(m, c, v)
-	v.Partial = v.State == "expired" && v.Received != "" && !zeroDecimal(v.Received)
+	v.Partial = v.State == "expired" && v.gotFunds()
 	if v.State == "succeeded" || v.State == "overpaid" {
 		v.PaidAt = m.timeHTML("receipt.paid_at", c.UpdatedAt, m.T("time.date_layout"))
 	}
@@ -178,9 +178,9 @@ func state(m messages, c *checkout, v *checkoutView) (string, string) {
 		return "confirming", m.T("status.confirming", v.Current, v.Required)
 	case c.Status == "underpaid":
 		return "underpaid", m.T("status.underpaid", v.Received, v.Asset, v.Remaining, v.Asset)
-	case c.Status == "expired" && v.Received != "" && !zeroDecimal(v.Received) && v.Email != "":
+	case c.Status == "expired" && v.gotFunds() && v.Email != "":
 		return "expired", m.T("status.expired_partial_email", v.Received, v.Asset, v.Email)
-	case c.Status == "expired" && v.Received != "" && !zeroDecimal(v.Received):
+	case c.Status == "expired" && v.gotFunds():
 		return "expired", m.T("status.expired_partial", v.Received, v.Asset)
 	case c.Status == "expired":
 		return "expired", m.T("status.expired")
@@ -189,6 +189,11 @@ func state(m messages, c *checkout, v *checkoutView) (string, string) {
 	}
 	return "open", m.T("status.open")
 }
+
+// gotFunds reports whether some of the quote arrived: the page of a
+// checkout that ended with part received says so, and offers a quote for
+// the rest.
+func (v *checkoutView) gotFunds() bool { return v.Received != "" && !zeroDecimal(v.Received) }
 
 // zeroDecimal reports whether a decimal string is zero.
 func zeroDecimal(s string) bool {
