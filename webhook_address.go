@@ -128,6 +128,3 @@ func embedded(form string, inner netip.Addr) string {
 	return ""
 }
 
-// PublicIP reports whether a webhook may reach ip outside --dev: a public
-// unicast address that no entry of the table refuses.
-func PublicIP(ip netip.Addr) bool { return ForbiddenAddress(ip) == "" }

@@ -129,6 +129,5 @@ func (c *checkpointer) checkpoint(mode string) (frames int, err error) {
 func (c *checkpointer) close() error {
 	c.Stop()
 	_, _ = c.checkpoint("TRUNCATE") // logged; the file stays consistent
-
 	return c.conn.Close()
 }

@@ -24,7 +24,7 @@ var pgKeyword = regexp.MustCompile(`(?:^|\s)([a-z_]+)\s*=`)
 // isPostgres reports whether dsn names a PostgreSQL database: a
 // postgres:// or postgresql:// URL, or libpq's keyword form.
 func isPostgres(dsn string) bool {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	if isPostgresURL(dsn) {
 		return true
 	}
 	for _, m := range pgKeyword.FindAllStringSubmatch(dsn, -1) {
@@ -33,6 +33,12 @@ func isPostgres(dsn string) bool {
 		}
 	}
 	return false
+}
+
+// isPostgresURL reports whether dsn is a PostgreSQL DSN in URL form. Only
+// such a DSN is read as a URL: one in keyword form may hold "://" in a value.
+func isPostgresURL(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
 // SQLitePath returns the file of an SQLite DSN ("sqlite:PATH",
@@ -74,13 +80,12 @@ var pgPassword = regexp.MustCompile(`((?:^|\s)(?:ssl)?password\s*=\s*)('(?:[^'\\
 // RedactDSN hides the password of a DSN before it is printed or logged:
 // the password of a URL (postgres://user:…@host, ?password=, and the
 // client key's ?sslpassword=) and the password= and sslpassword= of libpq's
-// keyword form. Only a DSN that starts postgres:// or postgresql:// is read
-// as a URL: a keyword DSN may hold "://" in a value.
+// keyword form.
 func RedactDSN(dsn string) string {
 	if !isPostgres(dsn) {
 		return dsn
 	}
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	if isPostgresURL(dsn) {
 		u, err := url.Parse(dsn)
 		if err != nil {
 			return "postgres://(a DSN that does not parse; not shown)"
