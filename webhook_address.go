@@ -127,4 +127,3 @@ func embedded(form string, inner netip.Addr) string {
 	}
 	return ""
 }
-
