@@ -53,12 +53,17 @@ type PaymentRequest struct {
 	Label string
 }
 
-// Network is one blockchain as payd uses it (DESIGN §4). chain/devnet
-// simulates every network in-process; adapters for real nodes implement
-// the same methods.
-type Network interface {
+// Rules are what payd knows of a network without reading its chain:
+// deposit addresses, formats, payment URIs, explorer pages and fees.
+// chain/devnet has them for every network; the adapters for real nodes
+// for theirs (chain/bitcoin, chain/evm).
+type Rules interface {
 	// Name is the network the adapter serves.
 	Name() money.Network
+	// Assets are the coins a checkout can take on the network as
+	// configured: on a real node only the native coin and the tokens
+	// with a contract on the node's chain.
+	Assets() []money.Asset
 	// Deposit derives where checkout number index of a wallet receives,
 	// from the network's account key in hd's canonical spelling.
 	// invalid_request when the key is not one of this network's.
@@ -79,11 +84,75 @@ type Network interface {
 	// wallet pays on top to send coin a. upstream_unavailable when the
 	// network cannot be asked now.
 	FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error)
+}
+
+// Network is one blockchain as payd uses it (DESIGN §4): its Rules and
+// the transfers into watched deposits. chain/devnet simulates every
+// network in-process; a real node's network is its Node followed block
+// by block (watch.Follower), which answers Transfers from what it stored.
+type Network interface {
+	Rules
 	// Transfers reports every transfer, waiting or confirmed, into the
 	// deposits: on Solana those carrying a deposit's reference, elsewhere
-	// those to its address. upstream_unavailable when the network cannot be
-	// read now; the watcher then tries again.
+	// those to its address. A transfer reported before and missing now is
+	// gone (replaced or double-spent before it confirmed). upstream_unavailable
+	// when the network cannot be read now; the watcher then tries again.
 	Transfers(ctx context.Context, deposits []Deposit) ([]Transfer, error)
+}
+
+// BlockRef names one block of a chain.
+type BlockRef struct {
+	Height int64
+	Hash   string
+}
+
+// Block is one block of a followed chain and the transfers in it to
+// watched addresses (their Confirmations are not set: the follower counts
+// them from the tip).
+type Block struct {
+	BlockRef
+	// Parent is the hash of the block before it.
+	Parent    string
+	Transfers []Transfer
+}
+
+// Watched is the set of deposit addresses a follower watches, by the
+// Node's WatchKey of each.
+type Watched interface {
+	Has(key string) bool
+}
+
+// Pending is what a node's mempool holds for the follower: the transfers
+// waiting there to watched addresses, and which of the transactions the
+// follower holds unconfirmed are still alive (waiting or mined).
+type Pending struct {
+	Transfers []Transfer
+	// Alive has an entry, true, for each asked transaction the node still
+	// knows; the others were replaced or double-spent.
+	Alive map[string]bool
+}
+
+// Node is a real network's node as a follower reads it (DESIGN §4): the
+// network's Rules, and its chain block by block. Every method may fail
+// with upstream_unavailable while the node cannot be reached.
+type Node interface {
+	Rules
+	// Chain says which chain the node follows, for logs and the status:
+	// "regtest", "main", "chain 137".
+	Chain() string
+	// Tip is the node's best block.
+	Tip(ctx context.Context) (BlockRef, error)
+	// BlockAt returns the block at height on the node's best chain with
+	// its transfers to the addresses in w.
+	BlockAt(ctx context.Context, height int64, w Watched) (Block, error)
+	// Pending reads the node's mempool: the waiting transfers to the
+	// addresses in w (none on a node whose mempool payd does not read),
+	// and which of the transactions unconfirmed are still alive.
+	Pending(ctx context.Context, w Watched, unconfirmed []string) (Pending, error)
+	// WatchKey is address's key in a Watched set: the form the node
+	// matches outputs by (a script, raw account bytes). false when address
+	// is not one of this network's.
+	WatchKey(address string) (string, bool)
 }
 
 // DefaultConfirmations is how many confirmations each network needs

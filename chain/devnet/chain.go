@@ -25,6 +25,17 @@ var _ payd.Network = (*Chain)(nil)
 // Name is the network the chain simulates.
 func (c *Chain) Name() money.Network { return c.n }
 
+// Assets are every coin of the network: the devnet moves them all.
+func (c *Chain) Assets() []money.Asset {
+	var out []money.Asset
+	for _, a := range money.Assets {
+		if money.Supports(a, c.n) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // Deposit derives the deposit of checkout number index from a wallet's
 // account key (hd's canonical spelling): a fresh address on bitcoin,
 // ethereum, polygon and tron; on solana the wallet's one address with a
