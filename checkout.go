@@ -154,7 +154,12 @@ type SeenTransfer struct {
 	Counted bool
 	// Late reports whether it was first seen after the checkout stopped
 	// taking payments.
-	Late   bool
+	Late bool
+	// Gone reports that the network stopped reporting the transfer before
+	// it was counted: replaced (RBF) or double-spent while it waited, or
+	// orphaned by a reorg and never mined again. It pays nothing and waits
+	// for nothing; reported again, it is back.
+	Gone   bool
 	SeenAt time.Time
 }
 

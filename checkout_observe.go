@@ -47,6 +47,7 @@ func (o *Outcome) add(b Outcome) {
 // explorer gives a transaction's explorer address.
 func (c *Checkout) Observe(p *Payment, seen []Transfer, explorer func(string) string, now time.Time) Outcome {
 	var o Outcome
+	o.add(c.forget(p, seen, explorer, now))
 	for _, t := range seen {
 		if c.pays(t) {
 			o.add(c.see(p, t, explorer, now))
@@ -72,13 +73,78 @@ func (c *Checkout) pays(t Transfer) bool {
 // once, not on every watcher run) and, once confirmed, goes to review.
 func (c *Checkout) inCoin(st SeenTransfer) bool { return st.Amount.Asset == c.Crypto.Asset }
 
+// forget marks gone every transfer not counted yet that the report no
+// longer holds: replaced or double-spent before it confirmed, or orphaned
+// and not mined again. One in the quoted coin is recorded as dropped; the
+// checkout, still taking funds, waits again for a payment, and the
+// payment's method no longer names it. A counted transfer is never taken
+// back: what it paid stays paid (DESIGN §4).
+func (c *Checkout) forget(p *Payment, seen []Transfer, explorer func(string) string, now time.Time) Outcome {
+	reported := make(map[TransferKey]bool, len(seen))
+	for _, t := range seen {
+		if c.pays(t) {
+			reported[t.Key()] = true
+		}
+	}
+	var o Outcome
+	for i := range c.Transfers {
+		st := &c.Transfers[i]
+		if st.Counted || st.Gone || reported[st.Key()] {
+			continue
+		}
+		st.Gone, st.Confirmations, o.Changed = true, 0, true
+		if !c.inCoin(*st) {
+			continue
+		}
+		data, _ := json.Marshal(map[string]string{"amount": st.Amount.String(), "network": string(c.Crypto.Network),
+			"tx_hash": st.TxHash})
+		p.addEvent(EventDropped, data, now)
+	}
+	if !o.Changed {
+		return o
+	}
+	if c.Status == CheckoutProcessing && !c.waiting() {
+		c.Status = CheckoutOpen
+	}
+	if _, ok := c.LastSent(); !ok {
+		c.SentAt = nil
+	}
+	if p.Method != nil && c.current(p) && !c.names(p.Method.TxHash) {
+		p.Method.FromAddress, p.Method.TxHash, p.Method.ExplorerURL = "", "", ""
+		if last, ok := c.LastSent(); ok {
+			p.Method.FromAddress, p.Method.TxHash, p.Method.ExplorerURL = last.From, last.TxHash, explorer(last.TxHash)
+		}
+	}
+	return o
+}
+
+// names reports whether a transfer of the checkout that is not gone has
+// the transaction hash.
+func (c *Checkout) names(txHash string) bool {
+	for _, st := range c.Transfers {
+		if !st.Gone && st.TxHash == txHash {
+			return true
+		}
+	}
+	return false
+}
+
 // see records t: a new transfer is detected, a known one gets its
-// confirmations updated.
+// confirmations updated, and one gone and reported again is detected
+// again.
 func (c *Checkout) see(p *Payment, t Transfer, explorer func(string) string, now time.Time) Outcome {
 	for i := range c.Transfers {
 		st := &c.Transfers[i]
 		if st.Key() != t.Key() {
 			continue
+		}
+		if st.Gone {
+			// Back after the checkout stopped taking funds, it is late.
+			st.Gone, st.Confirmations, st.Late = false, t.Confirmations, st.Late || !c.Active()
+			if c.inCoin(*st) {
+				c.detected(p, *st, explorer, now)
+			}
+			return Outcome{Changed: true}
 		}
 		if st.Confirmations == t.Confirmations {
 			return Outcome{}
@@ -90,9 +156,17 @@ func (c *Checkout) see(p *Payment, t Transfer, explorer func(string) string, now
 	st := SeenTransfer{TxHash: t.TxHash, Index: t.Index, From: t.From,
 		Amount: t.Amount, Confirmations: t.Confirmations, Late: late, SeenAt: now}
 	c.Transfers = append(c.Transfers, st)
-	if !c.inCoin(st) {
-		return Outcome{Changed: true}
+	if c.inCoin(st) {
+		c.detected(p, st, explorer, now)
 	}
+	return Outcome{Changed: true}
+}
+
+// detected records transfer t in the quoted coin as on its way: the
+// checkout, still taking funds, is processing, the payment's method names
+// t, and the history has its detected entry.
+func (c *Checkout) detected(p *Payment, t SeenTransfer, explorer func(string) string, now time.Time) {
+	late := t.Late
 	if c.SentAt == nil {
 		c.SentAt = &now
 	}
@@ -108,7 +182,6 @@ func (c *Checkout) see(p *Payment, t Transfer, explorer func(string) string, now
 	// Late funds pay nothing while they confirm: no payment.processing;
 	// they are told once confirmed (unpaid).
 	p.Events[len(p.Events)-1].Unannounced = late
-	return Outcome{Changed: true}
 }
 
 // reportConfirmations appends one confirmation event per new confirmation
@@ -135,7 +208,7 @@ func (c *Checkout) reportConfirmations(p *Payment, now time.Time) Outcome {
 func (c *Checkout) Confirmations() (current, required int) {
 	current = -1
 	for _, st := range c.Transfers {
-		if !st.Counted && !st.Late && c.inCoin(st) && (current < 0 || st.Confirmations < current) {
+		if !st.Counted && !st.Late && !st.Gone && c.inCoin(st) && (current < 0 || st.Confirmations < current) {
 			current = min(st.Confirmations, c.Required)
 		}
 	}
@@ -161,7 +234,7 @@ func (c *Checkout) count(p *Payment, explorer func(string) string, now time.Time
 	paid := false
 	for i := range c.Transfers {
 		st := &c.Transfers[i]
-		if st.Counted || st.Confirmations < c.Required {
+		if st.Counted || st.Gone || st.Confirmations < c.Required {
 			continue
 		}
 		st.Counted, o.Changed = true, true
@@ -225,7 +298,7 @@ func (c *Checkout) received(onTimeOnly bool) money.CoinAmount {
 func (c *Checkout) Sent() money.CoinAmount {
 	sum := money.CoinAmount{Asset: c.Crypto.Asset, Units: new(big.Int)}
 	for _, st := range c.Transfers {
-		if c.inCoin(st) {
+		if c.inCoin(st) && !st.Gone {
 			sum = sum.Add(st.Amount)
 		}
 	}
@@ -236,7 +309,7 @@ func (c *Checkout) Sent() money.CoinAmount {
 // false before any.
 func (c *Checkout) LastSent() (SeenTransfer, bool) {
 	for i := len(c.Transfers) - 1; i >= 0; i-- {
-		if c.inCoin(c.Transfers[i]) {
+		if c.inCoin(c.Transfers[i]) && !c.Transfers[i].Gone {
 			return c.Transfers[i], true
 		}
 	}
@@ -246,7 +319,7 @@ func (c *Checkout) LastSent() (SeenTransfer, bool) {
 // waiting reports whether a transfer sent on time is still unconfirmed.
 func (c *Checkout) waiting() bool {
 	for _, st := range c.Transfers {
-		if !st.Counted && !st.Late && c.inCoin(st) {
+		if !st.Counted && !st.Late && !st.Gone && c.inCoin(st) {
 			return true
 		}
 	}

@@ -341,6 +341,9 @@ type world struct {
 	// foreign is the USDT (the wrong coin) counted into the holdings.
 	foreign *big.Int
 	next    int
+	// gone are transfers taken out of the view before they confirmed
+	// (replaced, double-spent); one may come back.
+	gone []Transfer
 }
 
 func runLifecycle(t *testing.T, r *rand.Rand, seed uint64) {
@@ -364,7 +367,7 @@ func runLifecycle(t *testing.T, r *rand.Rand, seed uint64) {
 
 func (w *world) act(t *testing.T, r *rand.Rand) {
 	c := w.cs[len(w.cs)-1]
-	switch r.IntN(9) {
+	switch r.IntN(11) {
 	case 0, 1:
 		amounts := []string{"100.00", "60.00", "40.00", "0.01", "150.00", c.Crypto.Amount.String()}
 		w.next++
@@ -398,6 +401,16 @@ func (w *world) act(t *testing.T, r *rand.Rand) {
 		if w.p.Status == PaymentNeedsReview && r.IntN(2) == 0 {
 			_ = w.p.Accept(w.now)
 		}
+	case 9: // a waiting transfer is replaced or double-spent
+		if i := r.IntN(len(w.view) + 1); i < len(w.view) && w.view[i].Confirmations == 0 {
+			w.gone = append(w.gone, w.view[i])
+			w.view = append(w.view[:i], w.view[i+1:]...)
+		}
+	case 10: // and may come back
+		if i := r.IntN(len(w.gone) + 1); i < len(w.gone) {
+			w.view = append(w.view, w.gone[i])
+			w.gone = append(w.gone[:i], w.gone[i+1:]...)
+		}
 	}
 }
 
@@ -423,12 +436,23 @@ func (w *world) observeAll(t *testing.T, seed uint64, step int) {
 
 func (w *world) check(t *testing.T, seed uint64, step int) {
 	counted, foreign, seen, inCoin := new(big.Int), new(big.Int), map[TransferKey]bool{}, 0
+	viewed := map[TransferKey]bool{}
+	for _, v := range w.view {
+		viewed[v.Key()] = true
+	}
 	for _, c := range w.cs {
 		for _, st := range c.Transfers {
 			if seen[st.Key()] && c.pays(Transfer{To: c.Crypto.Deposit.Address, Amount: st.Amount}) {
 				t.Fatalf("seed %d step %d: transfer %s recorded twice", seed, step, st.TxHash)
 			}
 			seen[st.Key()] = true
+			if st.Gone == viewed[st.Key()] && !st.Counted {
+				t.Fatalf("seed %d step %d: transfer %s gone %v, in the view %v", seed, step, st.TxHash, st.Gone,
+					viewed[st.Key()])
+			}
+			if st.Gone {
+				continue
+			}
 			switch {
 			case !c.inCoin(st):
 				if st.Counted {
@@ -461,6 +485,7 @@ func (w *world) check(t *testing.T, seed uint64, step int) {
 	detected, accepted := 0, false
 	for _, e := range w.p.Events {
 		detected += map[bool]int{true: 1}[e.Type == EventDetected]
+		detected -= map[bool]int{true: 1}[e.Type == EventDropped]
 		accepted = accepted || e.Type == EventAccepted
 	}
 	if w.p.Status == PaymentSucceeded && !accepted && !w.paidInFull() {
@@ -506,5 +531,38 @@ func TestCheckoutExtraFundsSameRun(t *testing.T) {
 			t.Fatalf("status %s", p.Status)
 		}
 		wantEvents(t, p, "created", "method_selected", "detected", "confirmation", "confirmation", "succeeded", "funds_received")
+	}
+}
+
+// A transfer replaced (RBF) before it confirmed is dropped: the checkout
+// waits again, the method no longer names it, and the replacement pays
+// the payment once.
+func TestCheckoutReplacedTransfer(t *testing.T) {
+	p := mustPayment(t)
+	c := openFor(t, p, false)
+	c.Observe(p, []Transfer{xfer("0xold", "100.00", 0)}, explorer, testNow)
+	if c.Status != CheckoutProcessing || p.Method.TxHash != "0xold" {
+		t.Fatalf("after detection: checkout %s, method tx %q", c.Status, p.Method.TxHash)
+	}
+	o := c.Observe(p, nil, explorer, testNow.Add(time.Minute))
+	if !o.Changed || c.Status != CheckoutOpen || c.SentAt != nil || p.Method.TxHash != "" || c.Sent().Sign() != 0 {
+		t.Fatalf("after the replacement: changed %v, checkout %s, sent_at %v, method tx %q, sent %s",
+			o.Changed, c.Status, c.SentAt, p.Method.TxHash, c.Sent())
+	}
+	if again := c.Observe(p, nil, explorer, testNow.Add(time.Minute)); again.Changed {
+		t.Fatal("a second read without the transfer changed the checkout")
+	}
+	c.Observe(p, []Transfer{xfer("0xnew", "100.00", 0)}, explorer, testNow.Add(2*time.Minute))
+	o = c.Observe(p, []Transfer{xfer("0xnew", "100.00", 2)}, explorer, testNow.Add(3*time.Minute))
+	if p.Status != PaymentSucceeded || o.Counted.Cmp(usdc("100.00")) != 0 || p.Settlement.TxHash != "0xnew" {
+		t.Fatalf("payment %s, counted %s, settled by %q", p.Status, o.Counted, p.Settlement.TxHash)
+	}
+	wantEvents(t, p, "created", "method_selected", "detected", "dropped", "detected", "confirmation",
+		"confirmation", "succeeded")
+	// Were the replaced one mined after all, its coin is in the wallet:
+	// counted into the holdings as late funds, paying nothing.
+	o = c.Observe(p, []Transfer{xfer("0xnew", "100.00", 3), xfer("0xold", "100.00", 3)}, explorer, testNow.Add(time.Hour))
+	if p.Status != PaymentSucceeded || p.Events[len(p.Events)-1].Type != EventFundsReceived || p.Settlement.TxHash != "0xnew" {
+		t.Fatalf("the old transfer back: payment %s, events %v", p.Status, eventTypes(p))
 	}
 }

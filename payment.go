@@ -123,6 +123,10 @@ const (
 	EventRemainderRequested = "remainder_requested"
 	EventCanceled           = "canceled"
 	EventAccepted           = "accepted"
+	// EventDropped records a transfer detected earlier that the network
+	// no longer reports (replaced or double-spent before it confirmed):
+	// the payment waits again (docs/checkouts.md).
+	EventDropped = "dropped"
 )
 
 // PaymentEvent is one entry of a payment's history. Data is the entry's

@@ -278,13 +278,15 @@ type storedTransfer struct {
 	Reported      int        `json:"reported"`
 	Counted       bool       `json:"counted"`
 	Late          bool       `json:"late"`
+	Gone          bool       `json:"gone,omitempty"`
 	SeenAt        int64      `json:"seen_at"`
 }
 
 // storeTransfer returns the stored form of t.
 func storeTransfer(t payd.SeenTransfer) storedTransfer {
 	return storedTransfer{TxHash: t.TxHash, Index: t.Index, From: t.From, Amount: storeCoin(t.Amount),
-		Confirmations: t.Confirmations, Reported: t.Reported, Counted: t.Counted, Late: t.Late, SeenAt: micros(t.SeenAt)}
+		Confirmations: t.Confirmations, Reported: t.Reported, Counted: t.Counted, Late: t.Late, Gone: t.Gone,
+		SeenAt: micros(t.SeenAt)}
 }
 
 // transfer reads a stored transfer back.
@@ -292,5 +294,5 @@ func (s storedTransfer) transfer() (payd.SeenTransfer, error) {
 	amount, err := s.Amount.coin()
 	return payd.SeenTransfer{TxHash: s.TxHash, Index: s.Index, From: s.From, Amount: amount,
 		Confirmations: s.Confirmations, Reported: s.Reported, Counted: s.Counted, Late: s.Late,
-		SeenAt: fromMicros(s.SeenAt)}, err
+		Gone: s.Gone, SeenAt: fromMicros(s.SeenAt)}, err
 }

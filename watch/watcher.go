@@ -191,18 +191,25 @@ func (w *Watcher) watchPage(ctx context.Context, page []*payd.Checkout, now time
 	return errors.Join(errs...)
 }
 
-// stale reports whether the report differs from what the checkout holds,
-// or its quote is over: only then is the payment read and a write made.
+// stale reports whether the report differs from what the checkout holds
+// (a transfer new, gone, back or with other confirmations), or its quote
+// is over: only then is the payment read and a write made.
 func stale(c *payd.Checkout, ts []payd.Transfer, now time.Time) bool {
 	if c.Active() && !now.Before(c.ExpiresAt) {
 		return true
 	}
-	known := make(map[payd.TransferKey]int, len(c.Transfers))
+	known := make(map[payd.TransferKey]payd.SeenTransfer, len(c.Transfers))
 	for _, st := range c.Transfers {
-		known[st.Key()] = st.Confirmations
+		known[st.Key()] = st
 	}
 	for _, t := range ts {
-		if conf, ok := known[t.Key()]; !ok || conf != t.Confirmations {
+		if st, ok := known[t.Key()]; !ok || st.Gone || st.Confirmations != t.Confirmations {
+			return true
+		}
+		delete(known, t.Key())
+	}
+	for _, st := range known {
+		if !st.Counted && !st.Gone {
 			return true
 		}
 	}

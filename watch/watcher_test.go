@@ -21,7 +21,8 @@ type fakeNet struct {
 	conf  int
 }
 
-func (f *fakeNet) Name() money.Network { return money.Polygon }
+func (f *fakeNet) Name() money.Network   { return money.Polygon }
+func (f *fakeNet) Assets() []money.Asset { return []money.Asset{money.USDC} }
 func (f *fakeNet) Deposit(string, uint32) (payd.Deposit, error) {
 	return payd.Deposit{}, nil
 }
