@@ -24,6 +24,7 @@ type Queries interface {
 	WebhookStore
 	EventStore
 	DeliveryStore
+	ChainStore
 }
 
 // Store is payd's database.

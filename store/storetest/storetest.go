@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Event", testEvent},
 		{"Webhook", testWebhook},
 		{"Delivery", testDelivery},
+		{"Chain", testChain},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.run(t, &bundle{open: open}) })
