@@ -1,0 +1,511 @@
+package watch
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"payd"
+	"payd/clock"
+	"payd/loop"
+	"payd/money"
+)
+
+// FollowOptions tune a Follower; zero values take the defaults.
+type FollowOptions struct {
+	// Interval is how often the node's tip is read.
+	Interval time.Duration
+	// Lease is how long one replica keeps following the network before
+	// another may take over.
+	Lease time.Duration
+	// Batch is how many blocks one run reads at most; a follower behind
+	// runs again at once.
+	Batch int
+	// Rebuild is how often the watched addresses are read again whole,
+	// dropping those no longer watched; between rebuilds only the
+	// checkouts opened since the last read are added.
+	Rebuild time.Duration
+	// Slack is how far back each read of new checkouts reaches, for those
+	// that committed after a later one did.
+	Slack time.Duration
+	// Keep is how many processed blocks are kept to walk back through in
+	// a reorg; deeper ones are pruned.
+	Keep int64
+	// MaxBackoff bounds the wait between reads of a node that fails.
+	MaxBackoff time.Duration
+}
+
+func (o FollowOptions) withDefaults() FollowOptions {
+	if o.Interval <= 0 {
+		o.Interval = time.Second
+	}
+	if o.Lease <= 0 {
+		o.Lease = 15 * time.Second
+	}
+	if o.Batch <= 0 {
+		o.Batch = 100
+	}
+	if o.Rebuild <= 0 {
+		o.Rebuild = 10 * time.Minute
+	}
+	if o.Slack <= 0 {
+		o.Slack = time.Minute
+	}
+	if o.Keep <= 0 {
+		o.Keep = 10_000
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 30 * time.Second
+	}
+	return o
+}
+
+// statusEvery is how often the status is stored while nothing changes,
+// so that a status older than staleAfter means no replica follows.
+const (
+	statusEvery = 10 * time.Second
+	staleAfter  = 2 * time.Minute
+)
+
+// Follower follows one real network's chain (DESIGN §4, docs/networks.md):
+// it reads every new block once, and the mempool, and keeps the
+// transfers into watched deposit addresses, matched in memory against the
+// set of watched addresses. It stores each processed block's hash, so a
+// block that does not connect is found and the follower walks back to the
+// fork point, taking the orphaned blocks' transfers back to unconfirmed,
+// and it resumes after a restart from the last processed block. One
+// replica at a time follows a network, holding the lease "follow:NETWORK".
+// The watcher of the network reads what it stored through Network.
+type Follower struct {
+	store  payd.Store
+	node   payd.Node
+	clock  clock.Clock
+	log    *slog.Logger
+	opts   FollowOptions
+	holder string
+	runner loop.Runner
+
+	// Only the loop's goroutine (or RunOnce's caller) uses these.
+	watched     keySet
+	refreshedAt time.Time
+	rebuiltAt   time.Time
+	resumed     bool
+	retryAt     time.Time
+	backoff     time.Duration
+	status      payd.ChainStatus
+	savedAt     time.Time
+	behind      bool
+
+	mu      sync.Mutex
+	changed chan struct{}
+}
+
+// keySet is the watched addresses by the node's WatchKey.
+type keySet map[string]struct{}
+
+// Has reports whether key is watched.
+func (s keySet) Has(key string) bool {
+	_, ok := s[key]
+	return ok
+}
+
+// NewFollower returns the follower of node.
+func NewFollower(st payd.Store, node payd.Node, clk clock.Clock, log *slog.Logger, o FollowOptions) *Follower {
+	return &Follower{store: st, node: node, clock: clk, opts: o.withDefaults(), holder: payd.NewID("fol_"),
+		log: log.With(slog.String("network", string(node.Name())), slog.String("chain", node.Chain())),
+		changed: make(chan struct{})}
+}
+
+// Network is the network as the API and the watcher use it: the node's
+// rules, and the transfers the follower stored.
+func (f *Follower) Network() payd.Network { return &Chain{Node: f.node, f: f} }
+
+// Start follows the chain in the background until Stop or ctx ends.
+func (f *Follower) Start(ctx context.Context) {
+	f.runner.Start(ctx, func(ctx context.Context) {
+		every(ctx, f.clock, f.opts.Interval, f.again, f.log, func(ctx context.Context, _ bool) error {
+			return f.RunOnce(ctx)
+		})
+	})
+}
+
+// Stop stops the follower and waits for a run in progress to end.
+func (f *Follower) Stop() { f.runner.Stop() }
+
+// again wakes the loop at once while the follower is behind the tip.
+func (f *Follower) again() <-chan struct{} {
+	if f.behind {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return nil
+}
+
+// Changed returns a channel closed when the follower next stores
+// something, so the network's watcher runs at once.
+func (f *Follower) Changed() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.changed
+}
+
+func (f *Follower) notify() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+// RunOnce reads the node once: the new blocks (up to Batch), then, once
+// caught up, the mempool. It does nothing while another replica holds the
+// lease, and waits out its backoff after the node failed.
+func (f *Follower) RunOnce(ctx context.Context) error {
+	now := f.clock.Now()
+	name := f.node.Name()
+	held, err := f.store.AcquireLease(ctx, "follow:"+string(name), f.holder, now, now.Add(f.opts.Lease))
+	if err != nil || !held {
+		f.resumed = false // another replica may move the chain on meanwhile
+		return err
+	}
+	if now.Before(f.retryAt) {
+		return nil
+	}
+	err = f.follow(ctx, now)
+	f.record(ctx, now, err)
+	return err
+}
+
+// record notes the run's outcome in the status, stored when it changed
+// or every statusEvery, and sets the backoff after a failure.
+func (f *Follower) record(ctx context.Context, now time.Time, err error) {
+	s := f.status
+	s.Network, s.Chain, s.CheckedAt = f.node.Name(), f.node.Chain(), now
+	if err == nil {
+		s.Error, s.FailingSince, f.backoff, f.retryAt = "", nil, 0, time.Time{}
+	} else {
+		s.Error = err.Error()
+		if s.FailingSince == nil {
+			s.FailingSince = &now
+			f.log.Warn("the node cannot be read: new checkouts on this network are refused until it can",
+				slog.Any("error", err))
+		}
+		f.backoff = min(max(2*f.backoff, f.opts.Interval), f.opts.MaxBackoff)
+		f.retryAt = now.Add(f.backoff)
+	}
+	if s.Error == "" && f.status.Error != "" {
+		f.log.Info("the node can be read again", slog.Int64("height", s.Head.Height))
+	}
+	same := s.Tip == f.status.Tip && s.Head == f.status.Head && s.Error == f.status.Error
+	f.status = s
+	if same && now.Sub(f.savedAt) < statusEvery {
+		return
+	}
+	if serr := f.store.SaveChainStatus(ctx, s); serr != nil {
+		f.log.Error("storing the network's status failed", slog.Any("error", serr))
+		return
+	}
+	f.savedAt = now
+}
+
+// follow is one run: the watched set brought up to date, the chain
+// followed to the tip, then the mempool read.
+func (f *Follower) follow(ctx context.Context, now time.Time) error {
+	if err := f.refresh(ctx, now); err != nil {
+		return err
+	}
+	tip, err := f.node.Tip(ctx)
+	if err != nil {
+		return err
+	}
+	f.status.Tip = tip
+	head, err := f.advance(ctx, tip, now)
+	f.status.Head = head.BlockRef
+	if err != nil {
+		return err
+	}
+	f.behind = head.Hash != tip.Hash
+	if f.behind {
+		return nil
+	}
+	return f.pending(ctx, tip, now)
+}
+
+// refresh brings the watched set up to date: whole every Rebuild (and at
+// the first run), else with the checkouts opened since the last read.
+func (f *Follower) refresh(ctx context.Context, now time.Time) error {
+	full := f.watched == nil || now.Sub(f.rebuiltAt) >= f.opts.Rebuild
+	var since time.Time
+	if !full {
+		since = f.refreshedAt.Add(-f.opts.Slack)
+	}
+	addrs, err := f.store.WatchedAddresses(ctx, f.node.Name(), now, since)
+	if err != nil {
+		return err
+	}
+	set := f.watched
+	if full {
+		set = make(keySet, len(addrs))
+	}
+	for _, a := range addrs {
+		if key, ok := f.node.WatchKey(a); ok {
+			set[key] = struct{}{}
+		}
+	}
+	f.watched, f.refreshedAt = set, now
+	if full {
+		f.rebuiltAt = now
+	}
+	return nil
+}
+
+// advance processes the node's blocks after the last one processed, up
+// to Batch of them, and returns the new head. A block that does not
+// connect to the head means the head was orphaned: it is unwound and the
+// follower walks back until the chains meet. With nothing processed yet
+// it starts at the tip: no deposit address existed before.
+func (f *Follower) advance(ctx context.Context, tip payd.BlockRef, now time.Time) (payd.Block, error) {
+	name := f.node.Name()
+	head, err := f.store.ChainHead(ctx, name)
+	if payd.IsNotFound(err) {
+		b, err := f.node.BlockAt(ctx, tip.Height, f.watched)
+		if err != nil {
+			return payd.Block{}, err
+		}
+		if err := f.store.AddChainBlock(ctx, name, b, now); err != nil {
+			return payd.Block{}, err
+		}
+		f.log.Info("following the chain from its tip", slog.Int64("height", b.Height), slog.String("hash", b.Hash))
+		f.resumed = true
+		f.notify()
+		return b, nil
+	}
+	if err != nil {
+		return payd.Block{}, err
+	}
+	if !f.resumed {
+		f.log.Info("following the chain", slog.Int64("from_height", head.Height+1), slog.Int64("tip", tip.Height))
+		f.resumed = true
+	}
+	changed := false
+	defer func() {
+		if changed {
+			f.notify()
+		}
+	}()
+	for i := 0; i < f.opts.Batch && head.Hash != tip.Hash; i++ {
+		if head.Height >= tip.Height {
+			// The node's best chain is no longer than what was processed
+			// and ends elsewhere: the head was orphaned.
+			head, err = f.unwind(ctx, head, now)
+			changed = true
+			if err != nil {
+				return head, err
+			}
+			continue
+		}
+		next, err := f.node.BlockAt(ctx, head.Height+1, f.watched)
+		if err != nil {
+			return head, err
+		}
+		if next.Parent == head.Hash {
+			if err := f.store.AddChainBlock(ctx, name, next, now); err != nil {
+				return head, err
+			}
+			head, changed = payd.Block{BlockRef: next.BlockRef, Parent: next.Parent}, true
+			if head.Height%1000 == 0 {
+				if err := f.store.PruneChainBlocks(ctx, name, head.Height-f.opts.Keep); err != nil {
+					return head, err
+				}
+			}
+			continue
+		}
+		cur, err := f.node.BlockAt(ctx, head.Height, f.watched)
+		if err != nil {
+			return head, err
+		}
+		if cur.Hash == head.Hash {
+			// The node switched branches between the two reads: read
+			// the tip again and go on from the head.
+			if tip, err = f.node.Tip(ctx); err != nil {
+				return head, err
+			}
+			f.status.Tip = tip
+			continue
+		}
+		head, err = f.unwind(ctx, head, now)
+		changed = true
+		if err != nil {
+			return head, err
+		}
+	}
+	return head, nil
+}
+
+// unwind forgets the orphaned head and returns the block before it. When
+// that block was pruned already (a reorg deeper than Keep), the node's
+// block at that height becomes the new base.
+func (f *Follower) unwind(ctx context.Context, head payd.Block, now time.Time) (payd.Block, error) {
+	name := f.node.Name()
+	f.log.Warn("reorg: a processed block left the best chain; its transfers wait again",
+		slog.Int64("height", head.Height), slog.String("hash", head.Hash))
+	if err := f.store.UnwindChainBlock(ctx, name, head.Height); err != nil {
+		return head, err
+	}
+	prev, err := f.store.ChainBlock(ctx, name, head.Height-1)
+	if !payd.IsNotFound(err) {
+		return prev, err
+	}
+	b, err := f.node.BlockAt(ctx, head.Height-1, f.watched)
+	if err != nil {
+		return payd.Block{}, err
+	}
+	if err := f.store.AddChainBlock(ctx, name, b, now); err != nil {
+		return payd.Block{}, err
+	}
+	return payd.Block{BlockRef: b.BlockRef, Parent: b.Parent}, nil
+}
+
+// pending reads the mempool once the follower is at the tip: new waiting
+// transfers are stored, and the unconfirmed transactions the node no
+// longer knows (replaced, double-spent, orphaned and dropped) deleted.
+// The deletion is skipped when the tip moved meanwhile: the transaction
+// may have been mined into a block not processed yet.
+func (f *Follower) pending(ctx context.Context, tip payd.BlockRef, now time.Time) error {
+	name := f.node.Name()
+	unconfirmed, err := f.store.UnconfirmedTxs(ctx, name)
+	if err != nil {
+		return err
+	}
+	p, err := f.node.Pending(ctx, f.watched, unconfirmed)
+	if err != nil {
+		return err
+	}
+	stored := make(map[string]bool, len(unconfirmed))
+	for _, tx := range unconfirmed {
+		stored[tx] = true
+	}
+	alive := map[string]bool{}
+	var fresh []payd.Transfer
+	for _, t := range p.Transfers {
+		alive[t.TxHash] = true
+		if !stored[t.TxHash] {
+			fresh = append(fresh, t)
+		}
+	}
+	var dead []string
+	for _, tx := range unconfirmed {
+		if !alive[tx] && !p.Alive[tx] {
+			dead = append(dead, tx)
+		}
+	}
+	if len(fresh) > 0 {
+		if err := f.store.AddPendingTransfers(ctx, name, fresh, now); err != nil {
+			return err
+		}
+	}
+	if len(dead) > 0 {
+		again, err := f.node.Tip(ctx)
+		if err != nil {
+			return err
+		}
+		if again.Hash != tip.Hash {
+			f.behind = true
+		} else {
+			f.log.Info("waiting transactions left the mempool unmined (replaced or double-spent)",
+				slog.Any("tx_hashes", dead))
+			if err := f.store.DropUnconfirmed(ctx, name, dead); err != nil {
+				return err
+			}
+		}
+	}
+	if len(fresh) > 0 || len(dead) > 0 {
+		f.notify()
+	}
+	return nil
+}
+
+// Chain is a followed network as payd.Network: the node's rules, with the
+// transfers the follower stored, counted from the last processed block.
+type Chain struct {
+	payd.Node
+	f *Follower
+}
+
+var _ payd.Network = (*Chain)(nil)
+
+// Transfers reports the stored transfers into the deposits, with their
+// confirmations: the processed head's height minus the block's, plus one;
+// 0 while they wait. It reads the store, never the node, so any replica
+// answers and a node that is down leaves the last known state.
+func (c *Chain) Transfers(ctx context.Context, deposits []payd.Deposit) ([]payd.Transfer, error) {
+	name := c.Node.Name()
+	head, err := c.f.store.ChainHead(ctx, name)
+	if err != nil && !payd.IsNotFound(err) {
+		return nil, err
+	}
+	addrs := make([]string, len(deposits))
+	for i, d := range deposits {
+		addrs[i] = d.Address
+	}
+	rows, err := c.f.store.ChainTransfers(ctx, name, addrs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]payd.Transfer, len(rows))
+	for i, r := range rows {
+		out[i] = r.Transfer
+		if r.Height > 0 {
+			out[i].Confirmations = int(max(0, head.Height-r.Height+1))
+		}
+	}
+	return out, nil
+}
+
+// Changed returns a channel closed when the follower next stores
+// something (in this process), so the watcher runs at once.
+func (c *Chain) Changed() <-chan struct{} { return c.f.Changed() }
+
+// FeeEstimateUSD is the node's estimate, but refuses new checkouts
+// (temporarily_unavailable) while the network's node cannot be read or no
+// replica has followed it lately: a customer must not be told to pay on
+// a chain payd is not watching.
+func (c *Chain) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error) {
+	if err := c.f.Healthy(ctx); err != nil {
+		return 0, err
+	}
+	cents, err := c.Node.FeeEstimateUSD(ctx, a)
+	if payd.ErrorCode(err) == payd.ErrUpstreamUnavailable {
+		return 0, payd.Errorf(payd.ErrTemporarilyUnavailable, "%s cannot be used right now: its node does not answer",
+			c.Node.Name())
+	}
+	return cents, err
+}
+
+// Healthy returns temporarily_unavailable unless the network's status,
+// as the following replica stored it, says its node was read lately and
+// without failing.
+func (f *Follower) Healthy(ctx context.Context) error {
+	name := f.node.Name()
+	all, err := f.store.ChainStatuses(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range all {
+		if s.Network != name {
+			continue
+		}
+		switch {
+		case s.Error != "":
+			return payd.Errorf(payd.ErrTemporarilyUnavailable, "%s cannot be used right now: its node cannot be read",
+				name)
+		case f.clock.Now().Sub(s.CheckedAt) > staleAfter:
+			return payd.Errorf(payd.ErrTemporarilyUnavailable, "%s cannot be used right now: its node was last read %s",
+				name, s.CheckedAt.Format(time.RFC3339))
+		}
+		return nil
+	}
+	return payd.Errorf(payd.ErrTemporarilyUnavailable, "%s cannot be used yet: its node was never read", name)
+}
+

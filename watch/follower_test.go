@@ -1,0 +1,227 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"payd"
+	"payd/clock"
+	"payd/money"
+	"payd/store"
+	"payd/store/storetest"
+)
+
+// memNode is a chain in memory for the follower's own tests: blocks that
+// link by hash, a mempool, reorgs and replacements, and a switch that
+// makes it unreachable. The adapters' tests run the follower against real
+// node software (btcd, go-ethereum).
+type memNode struct {
+	fakeNet
+	mu      sync.Mutex
+	blocks  []payd.Block // blocks[i] is at height i+1
+	mempool []payd.Transfer
+	forks   int
+	down    bool
+	reads   int
+}
+
+func newMemNode() *memNode {
+	n := &memNode{}
+	n.mine()
+	return n
+}
+
+// mine adds a block holding the mempool's transfers.
+func (n *memNode) mine() {
+	parent := "genesis"
+	if len(n.blocks) > 0 {
+		parent = n.blocks[len(n.blocks)-1].Hash
+	}
+	h := int64(len(n.blocks) + 1)
+	n.blocks = append(n.blocks, payd.Block{BlockRef: payd.BlockRef{Height: h, Hash: fmt.Sprintf("b%d-%d", h, n.forks)},
+		Parent: parent, Transfers: n.mempool})
+	n.mempool = nil
+}
+
+// reorg orphans the last depth blocks: their transfers go back to the
+// mempool, and the new branch starts empty.
+func (n *memNode) reorg(depth int) {
+	n.forks++
+	for _, b := range n.blocks[len(n.blocks)-depth:] {
+		n.mempool = append(n.mempool, b.Transfers...)
+	}
+	n.blocks = n.blocks[:len(n.blocks)-depth]
+}
+
+func (n *memNode) Chain() string { return "memory" }
+
+func (n *memNode) Tip(context.Context) (payd.BlockRef, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.reads++
+	if n.down {
+		return payd.BlockRef{}, payd.Errorf(payd.ErrUpstreamUnavailable, "connection refused")
+	}
+	return n.blocks[len(n.blocks)-1].BlockRef, nil
+}
+
+func (n *memNode) BlockAt(_ context.Context, height int64, w payd.Watched) (payd.Block, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.down || height < 1 || height > int64(len(n.blocks)) {
+		return payd.Block{}, payd.Errorf(payd.ErrUpstreamUnavailable, "no block %d", height)
+	}
+	b := n.blocks[height-1]
+	var ts []payd.Transfer
+	for _, t := range b.Transfers {
+		if w.Has(t.To) {
+			ts = append(ts, t)
+		}
+	}
+	b.Transfers = ts
+	return b, nil
+}
+
+func (n *memNode) Pending(_ context.Context, w payd.Watched, unconfirmed []string) (payd.Pending, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.down {
+		return payd.Pending{}, errors.New("down")
+	}
+	p := payd.Pending{Alive: map[string]bool{}}
+	for _, t := range n.mempool {
+		if w.Has(t.To) {
+			p.Transfers = append(p.Transfers, t)
+		}
+	}
+	for _, tx := range unconfirmed {
+		for _, b := range n.blocks {
+			if slices.ContainsFunc(b.Transfers, func(t payd.Transfer) bool { return t.TxHash == tx }) {
+				p.Alive[tx] = true
+			}
+		}
+	}
+	return p, nil
+}
+
+func (n *memNode) WatchKey(address string) (string, bool) { return address, true }
+
+func (n *memNode) do(fn func()) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	fn()
+}
+
+// TestFollowerPaysThroughReplacementAndReorg follows a chain in memory
+// through a payment replaced in the mempool, mined, orphaned by a reorg,
+// mined again and confirmed: the payment succeeds once, with one entry
+// per step, and the follower resumes after a restart and survives its
+// node being down.
+func TestFollowerPaysThroughReplacementAndReorg(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+		node := newMemNode()
+		log := storetest.Logger(t)
+		f := NewFollower(db, node, clk, log, FollowOptions{Lease: 10 * time.Second})
+		w := NewWatcher(db, f.Network(), clk, log, Options{})
+		p := openCheckout(t, db, clk.Now(), "0xpay")
+		step := func(want ...string) {
+			t.Helper()
+			must(t, f.RunOnce(ctx))
+			must(t, w.RunOnce(ctx))
+			got, err := db.PaymentByID(ctx, p.BusinessID, p.ID)
+			must(t, err)
+			var types []string
+			for _, e := range got.Events[2:] {
+				types = append(types, e.Type)
+			}
+			if !slices.Equal(types, want) {
+				t.Fatalf("events after created, method_selected: %v, want %v", types, want)
+			}
+		}
+		pay := func(tx string) payd.Transfer {
+			return payd.Transfer{TxHash: tx, From: "0xcustomer", To: "0xpay", Amount: money.NewCoinAmount(money.USDC, 25_000_000)}
+		}
+		node.do(func() { node.mempool = []payd.Transfer{pay("0xt1")} })
+		step("detected")
+		node.do(func() { node.mempool = []payd.Transfer{pay("0xt2")} }) // replaced (RBF)
+		step("detected", "dropped", "detected")
+		node.do(node.mine)
+		step("detected", "dropped", "detected", "confirmation")
+		node.do(func() { node.reorg(1); node.mempool = nil; node.mine(); node.mine() }) // orphaned, and not mined again
+		step("detected", "dropped", "detected", "confirmation", "dropped")
+		if txs, _ := db.UnconfirmedTxs(ctx, money.Polygon); len(txs) != 0 {
+			t.Fatalf("an orphaned transaction the node no longer knows is kept: %v", txs)
+		}
+		// Mined on another branch after all: detected again, and its first
+		// confirmation, told already, is not told twice.
+		node.do(func() { node.reorg(2); node.mempool = []payd.Transfer{pay("0xt2")}; node.mine() })
+		step("detected", "dropped", "detected", "confirmation", "dropped", "detected")
+		node.do(node.mine)
+		step("detected", "dropped", "detected", "confirmation", "dropped", "detected", "confirmation", "succeeded")
+
+		// A restart (a new follower, after the lease lapsed) resumes from
+		// the last processed block and catches up, batch by batch.
+		clk.Advance(11 * time.Second)
+		f2 := NewFollower(db, node, clk, log, FollowOptions{Lease: 10 * time.Second, Batch: 100})
+		w2 := NewWatcher(db, f2.Network(), clk, log, Options{})
+		node.do(func() {
+			for range 150 {
+				node.mine()
+			}
+		})
+		must(t, f2.RunOnce(ctx))
+		if !f2.behind {
+			t.Fatal("a follower 150 blocks behind caught up in one batch of 100")
+		}
+		must(t, f2.RunOnce(ctx))
+		must(t, w2.RunOnce(ctx))
+		head, err := db.ChainHead(ctx, money.Polygon)
+		must(t, err)
+		tip, _ := node.Tip(ctx)
+		if head.BlockRef != tip || f2.behind {
+			t.Fatalf("head %+v, tip %+v", head.BlockRef, tip)
+		}
+		got, err := db.PaymentByID(ctx, p.BusinessID, p.ID)
+		must(t, err)
+		if got.Status != payd.PaymentSucceeded || got.Events[len(got.Events)-1].Type != payd.EventSucceeded {
+			t.Fatalf("payment %s, events %+v", got.Status, got.Events)
+		}
+
+		// The node goes down: the status says so, new checkouts are
+		// refused, and the follower backs off.
+		node.do(func() { node.down = true })
+		if err := f2.RunOnce(ctx); payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
+			t.Fatalf("RunOnce with the node down = %v", err)
+		}
+		if _, err := f2.Network().FeeEstimateUSD(ctx, money.USDC); payd.ErrorCode(err) != payd.ErrTemporarilyUnavailable {
+			t.Fatalf("FeeEstimateUSD with the node down = %v", err)
+		}
+		reads := node.reads
+		must(t, f2.RunOnce(ctx))
+		if node.reads != reads {
+			t.Fatal("the follower read a failing node again before its backoff")
+		}
+		statuses, err := db.ChainStatuses(ctx)
+		must(t, err)
+		if len(statuses) != 1 || statuses[0].Error == "" || statuses[0].FailingSince == nil || statuses[0].Chain != "memory" {
+			t.Fatalf("status while down = %+v", statuses)
+		}
+		node.do(func() { node.down = false; node.mine() })
+		clk.Advance(time.Minute)
+		must(t, f2.RunOnce(ctx))
+		if _, err := f2.Network().FeeEstimateUSD(ctx, money.USDC); err != nil {
+			t.Fatalf("FeeEstimateUSD once the node is back = %v", err)
+		}
+		statuses, _ = db.ChainStatuses(ctx)
+		if statuses[0].Error != "" || statuses[0].Head.Height != tip.Height+1 || statuses[0].Lag() != 0 {
+			t.Fatalf("status once back = %+v", statuses[0])
+		}
+	})
+}
