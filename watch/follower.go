@@ -113,7 +113,7 @@ func (s keySet) Has(key string) bool {
 // NewFollower returns the follower of node.
 func NewFollower(st payd.Store, node payd.Node, clk clock.Clock, log *slog.Logger, o FollowOptions) *Follower {
 	return &Follower{store: st, node: node, clock: clk, opts: o.withDefaults(), holder: payd.NewID("fol_"),
-		log: log.With(slog.String("network", string(node.Name())), slog.String("chain", node.Chain())),
+		log:     log.With(slog.String("network", string(node.Name())), slog.String("chain", node.Chain())),
 		changed: make(chan struct{})}
 }
 
@@ -508,4 +508,3 @@ func (f *Follower) Healthy(ctx context.Context) error {
 	}
 	return payd.Errorf(payd.ErrTemporarilyUnavailable, "%s cannot be used yet: its node was never read", name)
 }
-
