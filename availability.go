@@ -16,12 +16,25 @@ import (
 type Availability struct {
 	// Networks are the networks a checkout can be opened on.
 	Networks []money.Network
+	// Assets are the coins each of them takes, when its adapter takes
+	// fewer than the network moves (a real node's chain without a token
+	// contract); a network without an entry takes all of its coins.
+	Assets map[money.Network][]money.Asset
 	// Card says a card provider is configured.
 	Card bool
 }
 
 // TakesNetwork reports whether a checkout can be opened on n.
 func (a Availability) TakesNetwork(n money.Network) bool { return slices.Contains(a.Networks, n) }
+
+// Takes reports whether a checkout can be opened for coin asset on n.
+func (a Availability) Takes(asset money.Asset, n money.Network) bool {
+	if !a.TakesNetwork(n) {
+		return false
+	}
+	only, ok := a.Assets[n]
+	return !ok || slices.Contains(only, asset)
+}
 
 // TakesRail reports whether the rail can be paid on at all.
 func (a Availability) TakesRail(r Rail) bool {
@@ -69,7 +82,8 @@ func (a Availability) Restrict(cs *CheckoutSettings) *CheckoutSettings {
 	out.AcceptedRails = slices.DeleteFunc(slices.Clone(cs.AcceptedRails), func(r Rail) bool { return !a.TakesRail(r) })
 	out.AcceptedAssets = map[money.Network][]money.Asset{}
 	for n, assets := range cs.AcceptedAssets {
-		if a.TakesNetwork(n) && len(assets) > 0 {
+		assets = slices.DeleteFunc(slices.Clone(assets), func(x money.Asset) bool { return !a.Takes(x, n) })
+		if len(assets) > 0 {
 			out.AcceptedAssets[n] = assets
 		}
 	}
@@ -87,6 +101,9 @@ func (a Availability) CheckCrypto(cs *CheckoutSettings, asset money.Asset, n mon
 		return Errorf(ErrAssetUnavailable, "this business does not take %s on %s", asset, n)
 	case !a.TakesNetwork(n):
 		return Errorf(ErrAssetUnavailable, "%s cannot be paid on this payd: no %s node is configured", n, n)
+	case !a.Takes(asset, n):
+		return Errorf(ErrAssetUnavailable, "%s cannot be paid on %s on this payd: the %s node's chain has no %s contract configured",
+			asset, n, n, asset)
 	}
 	return nil
 }

@@ -44,3 +44,25 @@ func TestAvailability(t *testing.T) {
 		t.Error("with a card provider the defaults accept card")
 	}
 }
+
+// A real node's chain without a token contract takes only the coins it
+// has: the others are neither offered nor opened.
+func TestAvailabilityAssetsOfANode(t *testing.T) {
+	a := Availability{Networks: []money.Network{money.Ethereum, money.Bitcoin},
+		Assets: map[money.Network][]money.Asset{money.Ethereum: {money.ETH}}}
+	if !a.Takes(money.ETH, money.Ethereum) || a.Takes(money.USDC, money.Ethereum) || !a.Takes(money.BTC, money.Bitcoin) ||
+		a.Takes(money.USDC, money.Polygon) {
+		t.Fatal("Takes answers for another set of coins")
+	}
+	cs := a.Restrict(DefaultCheckoutSettings("biz_1"))
+	if got := cs.AcceptedAssets[money.Ethereum]; len(got) != 1 || got[0] != money.ETH {
+		t.Fatalf("ethereum offers %v", got)
+	}
+	if _, ok := cs.AcceptedAssets[money.Polygon]; ok {
+		t.Fatal("polygon offered without a node")
+	}
+	err := a.CheckCrypto(DefaultCheckoutSettings("biz_1"), money.USDT, money.Ethereum)
+	if ErrorCode(err) != ErrAssetUnavailable {
+		t.Fatalf("USDT on ethereum without a contract: %v", err)
+	}
+}

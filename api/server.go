@@ -128,12 +128,14 @@ func New(ctx context.Context, o Options) (*Server, error) {
 }
 
 // availability is what the wired adapters can take: the networks with an
-// adapter, and no card, for no card provider exists yet.
+// adapter and the coins each takes, and no card, for no card provider
+// exists yet.
 func availability(nets map[money.Network]payd.Network) payd.Availability {
-	var a payd.Availability
+	a := payd.Availability{Assets: map[money.Network][]money.Asset{}}
 	for _, n := range money.Networks {
 		if nets[n] != nil {
 			a.Networks = append(a.Networks, n)
+			a.Assets[n] = nets[n].Assets()
 		}
 	}
 	return a

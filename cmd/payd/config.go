@@ -38,6 +38,32 @@ type Config struct {
 	// Confirmations overrides payd.DefaultConfirmations, as
 	// "bitcoin=2,ethereum=12".
 	Confirmations string
+	// Chains point networks at real nodes: NETWORK=URL each (--chain,
+	// repeatable; PAYD_CHAINS, comma separated).
+	Chains listFlag
+	// Tokens set token contracts: NETWORK:ASSET=CONTRACT each.
+	Tokens listFlag
+	// Explorers set explorer base URLs: NETWORK=URL each.
+	Explorers listFlag
+	// Rates is live (the public sources) or static (the --dev table).
+	Rates string
+	// FollowInterval is how often each followed node's tip is read.
+	FollowInterval time.Duration
+}
+
+// listFlag is a repeatable flag; one value may also list several, comma
+// separated (as a PAYD_* variable does).
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
 }
 
 // newFlagSet defines the Config flags every command shares.
@@ -64,6 +90,11 @@ func (c *Config) addServeFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.RateMaxAge, "rate-max-age", 10*time.Minute, "oldest exchange rate a checkout may quote")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", 20*time.Second, "how long SIGTERM waits for in-flight requests")
 	fs.StringVar(&c.Confirmations, "confirmations", "", "confirmations a transfer needs, per network: bitcoin=2,ethereum=12,... (defaults in docs/checkouts.md)")
+	fs.Var(&c.Chains, "chain", "NETWORK=URL: follow a real node for the network (repeatable; PAYD_CHAINS comma separated; docs/networks.md)")
+	fs.Var(&c.Tokens, "token", "NETWORK:ASSET=CONTRACT: a token's contract (repeatable; default the main chain's)")
+	fs.Var(&c.Explorers, "explorer", "NETWORK=URL: the explorer base URL of a network's transaction pages (repeatable)")
+	fs.StringVar(&c.Rates, "rates", "live", "exchange rates: live (public sources) or static (the --dev table, for isolated test set-ups)")
+	fs.DurationVar(&c.FollowInterval, "follow-interval", time.Second, "how often each followed node's tip is read")
 }
 
 // confirmations parses --confirmations into per-network counts of 1 to 1,000.

@@ -61,6 +61,7 @@ Usage:
   payd devnet reorg --network N --depth D [--url URL]
   payd devnet advance --seconds S [--url URL]
   payd openapi [--dev]
+  payd networks [--json]
 
 DSN is sqlite:PATH (default sqlite:./payd.db), postgres://... or "host=... dbname=...".
 Commands other than serve, migrate and dev seed need an existing database.
@@ -111,6 +112,8 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 		return runDevnet(ctx, rest, getenv, stdout, stderr)
 	case "openapi":
 		return runOpenAPI(ctx, rest, getenv, stdout, stderr)
+	case "networks":
+		return runNetworks(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
