@@ -11,12 +11,17 @@ import (
 	"payd/rate"
 )
 
-// newRates starts the exchange-rate refresher: the static table with --dev,
-// the public sources (Coinbase, Kraken, CoinGecko for coins; the ECB for
-// fiat) combined by median otherwise.
+// newRates starts the exchange-rate refresher: the static table with --dev
+// or --rates static, the public sources (Coinbase, Kraken, CoinGecko for
+// coins; the ECB for fiat) combined by median otherwise.
 func newRates(ctx context.Context, cfg *Config, st payd.RateStore, clk clock.Clock, log *slog.Logger) (*rate.Refresher, error) {
 	var sources []payd.RateSource
-	if cfg.Dev {
+	switch cfg.Rates {
+	case "live", "static":
+	default:
+		return nil, usagef("--rates %q: use live or static", cfg.Rates)
+	}
+	if cfg.Dev || cfg.Rates == "static" {
 		sources = []payd.RateSource{rate.NewStatic(rate.DevQuotes())}
 	} else {
 		// Proxies from the environment are ignored: rate fetches go direct.
