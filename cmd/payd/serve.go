@@ -84,7 +84,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	nets := networks(dn)
+	nodes, err := openNodes(ctx, &cfg, getenv, rates, clk, log)
+	if err != nil {
+		return err
+	}
+	followers := newFollowers(db, nodes, clk, log, cfg.FollowInterval)
+	nets := networks(dn, followers)
 	warnUnpayable(log, nets)
 	// --dev delivers to local receivers (http, loopback); production only
 	// to public https addresses, checked at connect time.
@@ -104,7 +109,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	deliverer.Start(ctx)
 	defer deliverer.Stop()
-	stop := startLoops(ctx, db, nets, clk, log, srv)
+	stop := startLoops(ctx, db, followers, nets, clk, log, srv)
 	defer stop()
 	reaper := api.NewReaper(db, clk, log, time.Minute)
 	reaper.Start(ctx)
@@ -132,36 +137,29 @@ func withPages(srv *api.Server, clk clock.Clock, log *slog.Logger) (http.Handler
 	return mux, nil
 }
 
-// networks are the chain adapters checkouts can use: every network of the
-// devnet with --dev. Adapters for real nodes are not built yet, so without
-// --dev no network can be chosen (checkouts answer temporarily_unavailable).
-func networks(dn *devnet.Devnet) map[money.Network]payd.Network {
-	out := map[money.Network]payd.Network{}
-	if dn == nil {
-		return out
-	}
-	for _, n := range money.Networks {
-		out[n] = dn.Network(n)
-	}
-	return out
-}
-
 // warnUnpayable says at start when no network can be paid on: without
-// --dev until adapters for real nodes exist. No card provider exists yet
-// either, so the pages then offer nothing and say so.
+// --dev and without --chain. No card provider exists yet either, so the
+// pages then offer nothing and say so.
 func warnUnpayable(log *slog.Logger, nets map[money.Network]payd.Network) {
 	if len(nets) == 0 {
-		log.Warn("no network can be paid on: payd has no adapter for real nodes yet and no card provider, " +
+		log.Warn("no network can be paid on: no node is configured (--chain NETWORK=URL, docs/networks.md) and no card provider, " +
 			"so checkout pages say the business cannot take payments right now and POST /checkouts answers asset_unavailable; " +
 			"use --dev to take payments on the simulated devnet")
 	}
 }
 
-// startLoops starts a watcher per network and the expirer; the returned
-// func stops them and waits for runs in progress.
-func startLoops(ctx context.Context, db *store.DB, nets map[money.Network]payd.Network, clk clock.Clock, log *slog.Logger,
-	events payd.EventRecorder) func() {
+// startLoops starts the followers of real nodes, a watcher per network
+// and the expirer; the returned func stops them and waits for runs in
+// progress.
+func startLoops(ctx context.Context, db *store.DB, followers map[money.Network]*watch.Follower,
+	nets map[money.Network]payd.Network, clk clock.Clock, log *slog.Logger, events payd.EventRecorder) func() {
 	var stops []func()
+	for _, n := range money.Networks {
+		if f := followers[n]; f != nil {
+			f.Start(ctx)
+			stops = append(stops, f.Stop)
+		}
+	}
 	for _, n := range money.Networks {
 		if nets[n] == nil {
 			continue
