@@ -40,7 +40,7 @@ func (n *Node) Tip(ctx context.Context) (payd.BlockRef, error) {
 func (n *Node) BlockAt(ctx context.Context, height int64, w payd.Watched) (payd.Block, error) {
 	var hash string
 	if err := n.rpc.Call(ctx, "getblockhash", &hash, height); err != nil {
-		if rpcCode(err) == codeInvalidParam {
+		if c := rpcCode(err); c == codeInvalidParam || c == codeOutOfRange {
 			return payd.Block{}, payd.Errorf(payd.ErrNotFound, "the bitcoin node has no block at height %d", height)
 		}
 		return payd.Block{}, err

@@ -82,6 +82,7 @@ func (e *RPCError) Error() string {
 const (
 	codeMethodNotFound = -32601 // the node does not serve the method
 	codeInvalidParam   = -8     // e.g. a block height beyond the tip
+	codeOutOfRange     = -1     // btcd's answer to a height beyond the tip
 	codeNotFound       = -5     // no such block or transaction
 	codeInWarmup       = -28    // the node is still loading
 )

@@ -53,6 +53,8 @@ type Node struct {
 	proc *exec.Cmd
 	done chan struct{} // closed when proc exits
 	log  *os.File
+	// saved is the chain Stop copied, for Restart.
+	saved []string
 }
 
 // Start starts a btcd regtest node for t, waits until it answers RPC and
@@ -76,7 +78,9 @@ func Start(t testing.TB) *Node {
 		if t.Failed() {
 			n.logTail()
 		}
-		n.Stop()
+		n.mu.Lock()
+		n.stop()
+		n.mu.Unlock()
 	})
 	n.Mine(125)
 	return n
@@ -148,10 +152,24 @@ func (n *Node) Reconsider(hash string) {
 // Stop stops the node (as on SIGINT, so it flushes its database) and
 // waits for it to exit; it is killed if it takes more than 20 seconds.
 // Stopping a stopped node does nothing.
+//
+// btcd deletes its regtest database whenever it starts (removeRegressionDB
+// in btcd.go; no flag keeps it), so Stop first copies the best chain's
+// blocks and Restart submits them again: the node comes back with the
+// same chain, and, as any restarted btcd, an empty mempool.
 func (n *Node) Stop() {
 	n.t.Helper()
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.proc == nil {
+		return
+	}
+	n.saved = n.chain()
+	n.stop()
+}
+
+// stop ends the process.
+func (n *Node) stop() {
 	if n.proc == nil {
 		return
 	}
@@ -165,11 +183,54 @@ func (n *Node) Stop() {
 }
 
 // Restart starts a stopped node again on the same port and data
-// directory, and waits until it answers.
+// directory, gives it back its chain (see Stop) and waits until it
+// answers.
 func (n *Node) Restart() {
 	n.t.Helper()
 	n.Stop()
 	n.start()
+	n.mu.Lock()
+	saved := n.saved
+	n.saved = nil
+	n.mu.Unlock()
+	for i, raw := range saved {
+		var reason *string
+		n.Call("submitblock", &reason, raw)
+		if reason != nil {
+			n.t.Fatalf("btcd refused block %d of its own chain after a restart: %s", i+1, *reason)
+		}
+	}
+}
+
+// chain returns the raw blocks of the node's best chain above genesis.
+func (n *Node) chain() []string {
+	n.t.Helper()
+	height, _ := n.Tip()
+	calls := make([]bitcoin.Call, height)
+	hashes := make([]string, height)
+	for i := range calls {
+		calls[i] = bitcoin.Call{Method: "getblockhash", Params: []any{i + 1}, Result: &hashes[i]}
+	}
+	n.batch(calls)
+	raws := make([]string, height)
+	for i := range calls {
+		calls[i] = bitcoin.Call{Method: "getblock", Params: []any{hashes[i], 0}, Result: &raws[i]}
+	}
+	n.batch(calls)
+	return raws
+}
+
+// batch runs calls in one request and fails the test if any fails.
+func (n *Node) batch(calls []bitcoin.Call) {
+	n.t.Helper()
+	if err := n.rpc.Batch(context.Background(), calls); err != nil {
+		n.t.Fatal(err)
+	}
+	for _, c := range calls {
+		if c.Err != nil {
+			n.t.Fatalf("btcd %s: %v", c.Method, c.Err)
+		}
+	}
 }
 
 // start runs btcd and waits until its RPC server answers.
