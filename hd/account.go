@@ -2,6 +2,7 @@ package hd
 
 import (
 	"crypto/ed25519"
+	"slices"
 
 	"github.com/btcsuite/btcd/btcutil/v2/hdkeychain"
 
@@ -107,4 +108,34 @@ func (k AccountKey) Address(index uint32) (string, error) {
 	default: // tron: parseExtended admits no other network
 		return tronAddress(pub.SerializeUncompressed()), nil
 	}
+}
+
+// SegwitHRPs are the bech32 prefixes BitcoinAddress encodes for: bitcoin's
+// main chain (bc), its test networks testnet3, testnet4 and signet (tb),
+// and regtest (bcrt).
+var SegwitHRPs = []string{"bc", "tb", "bcrt"}
+
+// BitcoinAddress is Address for a bitcoin key, with the P2WPKH address
+// encoded for the chain whose bech32 prefix is hrp (one of SegwitHRPs)
+// rather than the chain the key's version bytes name. A node follows one
+// chain, and the addresses it is asked to watch must be that chain's: a
+// zpub attached in a regtest deployment gives bcrt1 addresses of the same
+// keys. Whether a key of one chain may be used on another is the caller's
+// rule, not this function's.
+func (k AccountKey) BitcoinAddress(index uint32, hrp string) (string, error) {
+	if k.network != money.Bitcoin || k.external == nil {
+		return "", refuse(k.network, InputAccountKey, WrongKind, "is not a bitcoin account key")
+	}
+	if !slices.Contains(SegwitHRPs, hrp) {
+		return "", refuse(money.Bitcoin, InputAddress, Unsupported, "prefix %q is not a bitcoin chain's (bc, tb, bcrt)", hrp)
+	}
+	if index >= hardenedStart {
+		return "", refuse(k.network, InputIndex, Hardened,
+			"%d is a hardened index; deposit indexes must be below 2^31", index)
+	}
+	pub, err := childPublicKey(k.external, index)
+	if err != nil {
+		return "", err
+	}
+	return p2wpkhAddress(pub.SerializeCompressed(), hrp), nil
 }

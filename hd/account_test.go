@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/btcsuite/btcd/address/v2/base58"
+	"github.com/btcsuite/btcd/address/v2/bech32"
 	"github.com/btcsuite/btcd/btcutil/v2/hdkeychain"
 
 	"payd/money"
@@ -286,4 +287,70 @@ func swapChar(c byte) string {
 		return "b"
 	}
 	return "a"
+}
+
+func TestBitcoinAddressForChain(t *testing.T) {
+	t.Parallel()
+	main, err := ParseAccountKey(money.Bitcoin, bip84Zpub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, err := ParseAccountKey(money.Bitcoin, bip84Vpub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []AccountKey{main, test} {
+		for i := uint32(0); i < 3; i++ {
+			own, err := k.Address(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, ownProgram, err := bech32.Decode(own)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, hrp := range SegwitHRPs {
+				got, err := k.BitcoinAddress(i, hrp)
+				if err != nil {
+					t.Fatalf("BitcoinAddress(%d, %q): %v", i, hrp, err)
+				}
+				gotHRP, program, err := bech32.Decode(got)
+				if err != nil {
+					t.Fatalf("%s does not decode: %v", got, err)
+				}
+				if gotHRP != hrp || !bytes.Equal(program, ownProgram) {
+					t.Errorf("BitcoinAddress(%d, %q) = %s; want the program of %s under %s", i, hrp, got, own, hrp)
+				}
+				if (hrp == "bc" && !k.Testnet()) || (hrp == "tb" && k.Testnet()) {
+					if got != own {
+						t.Errorf("BitcoinAddress(%d, %q) = %s; Address gives %s", i, hrp, got, own)
+					}
+				}
+			}
+		}
+	}
+	// The checksum was computed independently with BIP173's reference
+	// polymod in Python.
+	if got, _ := main.BitcoinAddress(0, "bcrt"); got != "bcrt1qcr8te4kr609gcawutmrza0j4xv80jy8zeqchgx" {
+		t.Errorf("regtest address of the BIP84 vector's first key = %s", got)
+	}
+	eth, err := ParseAccountKey(money.Ethereum, ethXpub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		k     AccountKey
+		index uint32
+		hrp   string
+		want  Reason
+	}{
+		{main, 0, "ltc", Unsupported},
+		{main, 1 << 31, "bc", Hardened},
+		{eth, 0, "bc", WrongKind},
+		{AccountKey{}, 0, "bc", WrongKind},
+	} {
+		if _, err := c.k.BitcoinAddress(c.index, c.hrp); ReasonOf(err) != c.want {
+			t.Errorf("BitcoinAddress(%d, %q) of a %s key: %v; want reason %s", c.index, c.hrp, c.k.Network(), err, c.want)
+		}
+	}
 }

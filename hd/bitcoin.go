@@ -30,6 +30,11 @@ func bitcoinAddress(compressed []byte, testnet bool) string {
 	if testnet {
 		hrp = "tb"
 	}
+	return p2wpkhAddress(compressed, hrp)
+}
+
+// p2wpkhAddress is bitcoinAddress with the bech32 prefix of any chain.
+func p2wpkhAddress(compressed []byte, hrp string) string {
 	// Neither call can fail: the bit widths are fixed and every 5-bit group
 	// is below 32.
 	data, _ := bech32.ConvertBits(address.Hash160(compressed), 8, 5, true)

@@ -1,0 +1,256 @@
+package bitcoin
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"payd"
+)
+
+// Bounds on what Pending holds and does per call.
+const (
+	// maxPoolTxs bounds the txids remembered as read, about 100 bytes
+	// each: 500,000 is more than a default Bitcoin Core mempool (300 MB)
+	// holds in all but the worst congestion. Past it, new txids are read
+	// but not remembered, so they are read again on the next call.
+	maxPoolTxs = 500_000
+	// maxFetch bounds the transactions read in one Pending call, so that
+	// the first call on a full mainnet mempool does not read it all at
+	// once; the rest are read on the following calls.
+	maxFetch = 5_000
+	// fetchBatch is how many getrawtransaction calls go in one request.
+	fetchBatch = 250
+	// aliveScan is how many blocks above the last one BlockAt read Pending
+	// searches for an asked transaction that left the mempool.
+	aliveScan = 6
+)
+
+// txKey is a txid as its 32 bytes in display order.
+type txKey [32]byte
+
+// parseTxKey parses a txid of 64 hex digits.
+func parseTxKey(s string) (txKey, bool) {
+	var k txKey
+	if len(s) != 64 {
+		return k, false
+	}
+	_, err := hex.Decode(k[:], []byte(s))
+	return k, err == nil
+}
+
+// pooled is one matched output of a mempool transaction and its key in the
+// Watched set.
+type pooled struct {
+	t   payd.Transfer
+	key string
+}
+
+// mempool is what Pending remembers of the node's mempool between calls:
+// which transactions it has read (by the generation of the last listing
+// that held them) and the outputs among them that matched a watched
+// script. Only the matches are kept, not every output: a follower watches
+// a deposit before any customer is shown it, so no payment to it can have
+// entered the mempool before it was watched.
+type mempool struct {
+	mu      sync.Mutex // one Pending at a time
+	gen     uint32
+	seen    map[txKey]uint32
+	matched map[txKey][]pooled
+	// lastRead is the highest height BlockAt has read: an asked
+	// transaction missing from the mempool may be in a block above it.
+	lastRead atomic.Int64
+}
+
+func (p *mempool) init() {
+	p.seen = map[txKey]uint32{}
+	p.matched = map[txKey][]pooled{}
+}
+
+// read notes that BlockAt read the block at height.
+func (p *mempool) read(height int64) {
+	for {
+		old := p.lastRead.Load()
+		if height <= old || p.lastRead.CompareAndSwap(old, height) {
+			return
+		}
+	}
+}
+
+// Pending reads the node's mempool (getrawmempool), reads the transactions
+// not read before (getrawtransaction TXID 0, which needs no txindex for a
+// mempool transaction), forgets those that left, and returns the waiting
+// transfers to scripts in w and, for each of unconfirmed still alive, an
+// Alive entry. An asked transaction is alive while in the mempool or in a
+// block above the last one BlockAt read (mined since the follower last
+// read the chain); when the follower is more than aliveScan blocks behind,
+// every asked transaction is reported alive, since a missing one cannot
+// be told from a mined one cheaply and the blocks will tell. upstream_unavailable
+// when the node cannot be asked.
+func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string) (payd.Pending, error) {
+	p := &n.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ids []string
+	if err := n.rpc.Call(ctx, "getrawmempool", &ids); err != nil {
+		return payd.Pending{}, err
+	}
+	p.gen++
+	var fresh []string
+	for _, id := range ids {
+		k, ok := parseTxKey(id)
+		if !ok {
+			return payd.Pending{}, n.unavailable("answered getrawmempool with %q, which is not a txid", truncate(id))
+		}
+		if _, ok := p.seen[k]; ok {
+			p.seen[k] = p.gen
+		} else if len(fresh) < maxFetch {
+			fresh = append(fresh, id)
+		}
+	}
+	if err := n.fetch(ctx, w, fresh); err != nil {
+		return payd.Pending{}, err
+	}
+	p.forget()
+	alive, err := n.alive(ctx, unconfirmed)
+	if err != nil {
+		return payd.Pending{}, err
+	}
+	out := payd.Pending{Alive: alive}
+	for _, ms := range p.matched {
+		for _, m := range ms {
+			if w.Has(m.key) {
+				out.Transfers = append(out.Transfers, m.t)
+			}
+		}
+	}
+	return out, nil
+}
+
+// fetch reads the transactions ids in batches and remembers them and their
+// matches. A transaction that left the mempool since the listing is
+// skipped, and so is one the node answers with an error.
+func (n *Node) fetch(ctx context.Context, w payd.Watched, ids []string) error {
+	p := &n.pool
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), fetchBatch)]
+		ids = ids[len(chunk):]
+		calls := make([]Call, len(chunk))
+		raws := make([]json.RawMessage, len(chunk))
+		for i, id := range chunk {
+			calls[i] = Call{Method: "getrawtransaction", Params: []any{id, 0}, Result: &raws[i]}
+		}
+		if err := n.rpc.Batch(ctx, calls); err != nil {
+			return err
+		}
+		for i, id := range chunk {
+			if calls[i].Err != nil {
+				continue
+			}
+			tx, err := decodeTx(raws[i])
+			if err != nil {
+				return n.unavailable("answered getrawtransaction %s with %v", id, err)
+			}
+			if got := tx.TxHash().String(); got != id {
+				return n.unavailable("answered getrawtransaction %s with transaction %s", id, got)
+			}
+			k, _ := parseTxKey(id)
+			ts := n.match(tx, w)
+			if len(p.seen) < maxPoolTxs || len(ts) > 0 {
+				p.seen[k] = p.gen
+			}
+			for _, t := range ts {
+				key, _ := addressScript(t.To)
+				p.matched[k] = append(p.matched[k], pooled{t, string(key)})
+			}
+		}
+	}
+	return nil
+}
+
+// forget drops the transactions the last listing did not hold.
+func (p *mempool) forget() {
+	for k, g := range p.seen {
+		if g != p.gen {
+			delete(p.seen, k)
+		}
+	}
+	for k := range p.matched {
+		if p.seen[k] != p.gen {
+			delete(p.matched, k)
+		}
+	}
+}
+
+// alive answers Pending's Alive for the asked txids (see Pending).
+func (n *Node) alive(ctx context.Context, unconfirmed []string) (map[string]bool, error) {
+	p := &n.pool
+	alive := map[string]bool{}
+	var missing []string
+	for _, id := range unconfirmed {
+		k, ok := parseTxKey(strings.ToLower(id))
+		switch {
+		case !ok:
+		case p.seen[k] == p.gen:
+			alive[id] = true
+		default:
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return alive, nil
+	}
+	// The tip is read after the mempool listing, so a transaction mined
+	// before the listing is in a block at or below it.
+	tip, err := n.Tip(ctx)
+	if err != nil {
+		return nil, err
+	}
+	from := p.lastRead.Load() + 1
+	if from < tip.Height-aliveScan+1 {
+		for _, id := range missing {
+			alive[id] = true
+		}
+		return alive, nil
+	}
+	for h := from; h <= tip.Height; h++ {
+		var hash string
+		if err := n.rpc.Call(ctx, "getblockhash", &hash, h); err != nil {
+			return nil, err
+		}
+		msg, err := n.rawBlock(ctx, hash)
+		if err != nil {
+			return nil, err
+		}
+		mined := map[txKey]bool{}
+		for _, tx := range msg.Transactions {
+			mined[txKey(tx.TxHash())] = true
+		}
+		for _, id := range missing {
+			if k, _ := parseTxKey(strings.ToLower(id)); mined[reverse(k)] {
+				alive[id] = true
+			}
+		}
+	}
+	return alive, nil
+}
+
+// reverse turns a txid's display-order bytes into chainhash's internal
+// order.
+func reverse(k txKey) txKey {
+	for i, j := 0, len(k)-1; i < j; i, j = i+1, j-1 {
+		k[i], k[j] = k[j], k[i]
+	}
+	return k
+}
+
+// truncate shortens a node's answer for an error message.
+func truncate(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
