@@ -47,13 +47,26 @@ func PaymentURI(n money.Network, req payd.PaymentRequest) string {
 	return ""
 }
 
-// eip681 writes an EIP-681 request: a plain payment in the native coin, or
-// a call of the token contract's transfer(address,uint256).
+// eip681 writes an EIP-681 request on n's main chain, with its mainnet
+// token contracts.
 func eip681(n money.Network, req payd.PaymentRequest) string {
 	id, _ := ChainID(n)
-	chain := "@" + strconv.Itoa(id)
-	contract, token := TokenContract(n, req.Amount.Asset)
-	if !token {
+	contract, _ := TokenContract(n, req.Amount.Asset)
+	return EIP681(uint64(id), contract, req)
+}
+
+// EIP681 writes the EIP-681 request (https://eips.ethereum.org/EIPS/eip-681)
+// for req on the EVM chain chainID: a plain payment in the native coin,
+// ethereum:ADDRESS@CHAIN?value=WEI, when contract is "", or else a call of
+// the token contract's transfer(address,uint256),
+// ethereum:CONTRACT@CHAIN/transfer?address=ADDRESS&uint256=UNITS. PaymentURI
+// writes it for the main chains; an adapter following another chain (a
+// test network, a development node) passes that chain's id and contracts,
+// so that a wallet is never asked to pay on a chain the node does not
+// follow. The caller checks that the coin moves on the chain.
+func EIP681(chainID uint64, contract string, req payd.PaymentRequest) string {
+	chain := "@" + strconv.FormatUint(chainID, 10)
+	if contract == "" {
 		return "ethereum:" + req.Deposit.Address + chain + query(param{"value", units(req.Amount)})
 	}
 	return "ethereum:" + contract + chain + "/transfer" +

@@ -237,3 +237,26 @@ func TestTokenContracts(t *testing.T) {
 		t.Errorf("ChainID(tron) = %d, %v", id, ok)
 	}
 }
+
+// TestEIP681OtherChain writes requests for a development chain (1337) with
+// its own token contract, and checks that the main chains' requests are
+// EIP681 with their ids and contracts.
+func TestEIP681OtherChain(t *testing.T) {
+	const devToken = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+	eth := request(t, money.ETH, evmAddr, "", "0.015", "")
+	if got, want := EIP681(1337, "", eth), "ethereum:"+evmAddr+"@1337?value=15000000000000000"; got != want {
+		t.Errorf("ETH on 1337 = %s, want %s", got, want)
+	}
+	usdc := request(t, money.USDC, evmAddr, "", "12.50", "")
+	want := "ethereum:" + devToken + "@1337/transfer?address=" + evmAddr + "&uint256=12500000"
+	if got := EIP681(1337, devToken, usdc); got != want {
+		t.Errorf("USDC on 1337 = %s, want %s", got, want)
+	}
+	for _, n := range []money.Network{money.Ethereum, money.Polygon} {
+		id, _ := ChainID(n)
+		contract, _ := TokenContract(n, money.USDC)
+		if got, want := PaymentURI(n, usdc), EIP681(uint64(id), contract, usdc); got != want {
+			t.Errorf("%s: PaymentURI = %s, EIP681 = %s", n, got, want)
+		}
+	}
+}

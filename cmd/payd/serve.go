@@ -12,7 +12,6 @@ import (
 
 	"payd"
 	"payd/api"
-	"payd/chain/devnet"
 	"payd/clock"
 	"payd/money"
 	"payd/store"

@@ -1,0 +1,215 @@
+// Package evm follows an Ethereum or Polygon node over its JSON-RPC API:
+// a payd.Node for the follower (package watch) that reads each block once,
+// with its native ETH payments and the ERC-20 Transfer logs of the tokens
+// payd accepts, and the Rules of the network (deposit addresses, EIP-681
+// payment URIs, explorer pages, fee estimates).
+//
+// It speaks JSON-RPC 2.0 over HTTP(S) itself, with net/http, rather than
+// through go-ethereum: the calls payd needs are few, and go-ethereum would
+// make the service's binary much larger. Its tests run it against
+// go-ethereum's simulated backend (package evmtest).
+//
+// It reads transfers the chain records: a transaction's value to a
+// deposit, and Transfer logs. Ether sent to a deposit by a contract (an
+// internal call, as smart-contract wallets make) leaves neither and is not
+// seen; reading it would need the node's tracing API, which hosted
+// providers seldom offer.
+package evm
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"payd"
+	"payd/chain"
+	"payd/clock"
+	"payd/hd"
+	"payd/money"
+)
+
+// Options configure a Node beyond its network and URL. The zero Options
+// are usable on polygon; ethereum needs Price for its fee estimates.
+type Options struct {
+	// Tokens are the contracts of the network's tokens on the node's chain
+	// (--token NETWORK:ASSET=CONTRACT), over the mainnet contracts of
+	// package chain, which are the defaults only when the node follows the
+	// network's main chain. An empty contract removes the asset.
+	Tokens map[money.Asset]string
+	// Explorer is the base URL of a block explorer with etherscan's paths
+	// (BASE/tx/HASH), over the defaults etherscan.io and polygonscan.com
+	// on the main chains. With neither, ExplorerURL is "".
+	Explorer string
+	// Price is the price of a coin in US cents, for the fee estimates: an
+	// ethereum fee is paid in ETH.
+	Price func(ctx context.Context, a money.Asset) (cents int64, err error)
+	// Clock times the fee cache; clock.Real{} when nil.
+	Clock clock.Clock
+	// HTTPClient makes the requests; one with a 30 s timeout when nil.
+	HTTPClient *http.Client
+}
+
+// Node is one Ethereum or Polygon node as payd reads it: a payd.Node. It is
+// safe for concurrent use.
+type Node struct {
+	network  money.Network
+	chainID  uint64
+	rpc      *client
+	tokens   map[money.Asset]account // the tokens on this chain
+	byToken  map[account]money.Asset // the same, by contract
+	explorer string
+	price    func(ctx context.Context, a money.Asset) (int64, error)
+	clock    clock.Clock
+	keys     *hd.KeyCache
+
+	feeMu sync.Mutex
+	fee   feeCache
+}
+
+var _ payd.Node = (*Node)(nil)
+
+// maxCachedKeys bounds the parsed account keys Deposit keeps: one per
+// wallet on the network.
+const maxCachedKeys = 1024
+
+// New connects to the node at rawURL (http or https) for network, which
+// must be money.Ethereum or money.Polygon, and reads its chain id. The
+// node must answer: upstream_unavailable when it does not. A node on the
+// other network's main chain (137 given for ethereum, 1 for polygon) is
+// refused as a configuration mistake; any other chain id (a test network,
+// a development chain) is followed with the tokens of opts only. Errors
+// never repeat the URL, which may hold credentials.
+func New(ctx context.Context, network money.Network, rawURL string, opts Options) (*Node, error) {
+	if network != money.Ethereum && network != money.Polygon {
+		return nil, fmt.Errorf("evm: %q is not an EVM network payd serves", network)
+	}
+	if network == money.Ethereum && opts.Price == nil {
+		return nil, fmt.Errorf("evm: ethereum needs Options.Price for its fee estimates")
+	}
+	rpc, err := newClient(string(network), rawURL, opts.HTTPClient)
+	if err != nil {
+		return nil, err
+	}
+	var id quantity
+	if err := rpc.call(ctx, &id, "eth_chainId"); err != nil {
+		return nil, err
+	}
+	n := &Node{network: network, chainID: uint64(id), rpc: rpc, price: opts.Price,
+		clock: opts.Clock, keys: hd.NewKeyCache(maxCachedKeys)}
+	if n.clock == nil {
+		n.clock = clock.Real{}
+	}
+	if err := n.checkChain(); err != nil {
+		return nil, err
+	}
+	if err := n.setTokens(opts.Tokens); err != nil {
+		return nil, err
+	}
+	n.explorer = strings.TrimRight(opts.Explorer, "/")
+	if n.explorer == "" && n.mainnet() {
+		n.explorer = defaultExplorers[network]
+	}
+	return n, nil
+}
+
+// defaultExplorers are the block explorers of the main chains.
+var defaultExplorers = map[money.Network]string{
+	money.Ethereum: "https://etherscan.io",
+	money.Polygon:  "https://polygonscan.com",
+}
+
+// checkChain refuses a node on the other EVM network's main chain.
+func (n *Node) checkChain() error {
+	for _, other := range []money.Network{money.Ethereum, money.Polygon} {
+		id, _ := chain.ChainID(other)
+		if other != n.network && n.chainID == uint64(id) {
+			return fmt.Errorf("evm: the %s node %s follows chain %d, the main chain of %s",
+				n.network, n.rpc.endpoint, id, other)
+		}
+	}
+	return nil
+}
+
+// mainnet reports whether the node follows its network's main chain.
+func (n *Node) mainnet() bool {
+	id, _ := chain.ChainID(n.network)
+	return n.chainID == uint64(id)
+}
+
+// setTokens settles the token contracts: the mainnet ones on the main
+// chain, then those configured.
+func (n *Node) setTokens(configured map[money.Asset]string) error {
+	contracts := map[money.Asset]string{}
+	if n.mainnet() {
+		for _, a := range money.Assets {
+			if c, ok := chain.TokenContract(n.network, a); ok {
+				contracts[a] = c
+			}
+		}
+	}
+	maps.Copy(contracts, configured)
+	n.tokens = map[money.Asset]account{}
+	n.byToken = map[account]money.Asset{}
+	for a, c := range contracts {
+		if c == "" {
+			continue
+		}
+		if !money.Supports(a, n.network) || a == n.network.Native() {
+			return fmt.Errorf("evm: %s is not a token payd takes on %s", a, n.network)
+		}
+		acc, ok := parseAccount(c)
+		if !ok {
+			return fmt.Errorf("evm: the %s contract on %s is not an address: %q", a, n.network, c)
+		}
+		if other, dup := n.byToken[acc]; dup {
+			return fmt.Errorf("evm: %s and %s have one contract on %s", a, other, n.network)
+		}
+		n.tokens[a], n.byToken[acc] = acc, a
+	}
+	return nil
+}
+
+// Name is the network the node serves.
+func (n *Node) Name() money.Network { return n.network }
+
+// Chain is "chain ID" with the node's EIP-155 chain id: "chain 1",
+// "chain 137", "chain 1337".
+func (n *Node) Chain() string { return "chain " + strconv.FormatUint(n.chainID, 10) }
+
+// ChainID is the node's EIP-155 chain id, as eth_chainId answered it.
+func (n *Node) ChainID() uint64 { return n.chainID }
+
+// Endpoint is the node's URL without credentials, path or query
+// (scheme://host), for logs and the status page.
+func (n *Node) Endpoint() string { return n.rpc.endpoint }
+
+// Assets are ETH on ethereum (polygon's native POL is not a payd coin)
+// and the tokens with a contract on the node's chain, in money.Assets'
+// order.
+func (n *Node) Assets() []money.Asset {
+	var out []money.Asset
+	for _, a := range money.Assets {
+		if _, token := n.tokens[a]; token || (a == n.network.Native() && a != "") {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// TokenContract is the contract of token a on the node's chain, EIP-55
+// spelled, and false when a has none there.
+func (n *Node) TokenContract(a money.Asset) (string, bool) {
+	acc, ok := n.tokens[a]
+	if !ok {
+		return "", false
+	}
+	return addressOf(acc), true
+}
+
+// takes reports whether a is one of Assets.
+func (n *Node) takes(a money.Asset) bool { return slices.Contains(n.Assets(), a) }

@@ -1,0 +1,161 @@
+package evm
+
+import (
+	"context"
+	"math/big"
+	"slices"
+	"time"
+
+	"payd"
+	"payd/money"
+)
+
+// Gas a customer's wallet spends on a payment: 21,000 for a plain ether
+// transfer (the intrinsic gas of any transaction), about 65,000 for an
+// ERC-20 transfer to an address that held none of the token before (a
+// storage slot set from zero), which is what a fresh deposit address is.
+const (
+	nativeGas = 21_000
+	tokenGas  = 65_000
+)
+
+// Fee estimation settings.
+const (
+	// feeTTL is how long a gas price is reused: a checkout page asks for
+	// the fee on every quote, the price moves block by block (12 s on
+	// ethereum) and an estimate need not follow each block.
+	feeTTL = time.Minute
+	// feeBlocks is how many recent blocks eth_feeHistory reads, and
+	// tipPercentile which of their priority tips (weighted by gas) counts:
+	// the median tip of a block is what an ordinary wallet offers.
+	feeBlocks     = 5
+	tipPercentile = 50
+	// minFeeCents is the least estimate: a fee is never free, and the
+	// checkout shows whole cents.
+	minFeeCents = 1
+)
+
+// weiPerEther converts wei to ETH.
+var weiPerEther = new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
+
+// feeCache is the last gas price read and when.
+type feeCache struct {
+	wei *big.Int
+	at  time.Time
+}
+
+// FeeEstimateUSD estimates, in US cents, what a wallet pays on top to send
+// coin a: the gas of the transfer (21,000 for ETH, 65,000 for a token)
+// times the gas price of the next block (base fee plus the median priority
+// tip of recent blocks, from eth_feeHistory; eth_gasPrice on a node without
+// it), priced in ETH by Options.Price, rounded up to a whole cent and at
+// least one. The gas price is reused for a minute. invalid_request (field
+// asset) when a is not one of Assets; upstream_unavailable when the node or
+// the price cannot be read now.
+//
+// On polygon the fee is paid in POL, for which payd has no price yet: the
+// estimate is the one-cent minimum, about what 65,000 gas at polygon's
+// usual gas prices costs (a tenth of a cent at 30 gwei and $0.40 a POL).
+// A POL price arrives with the rates issue; until then a fee spike on
+// polygon is not shown.
+func (n *Node) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error) {
+	if !n.takes(a) {
+		return 0, payd.FieldError("asset", "%s does not move on %s (%s)", a, n.network, n.Chain())
+	}
+	if n.network != money.Ethereum {
+		return minFeeCents, nil
+	}
+	wei, err := n.gasPrice(ctx)
+	if err != nil {
+		return 0, err
+	}
+	gas := int64(tokenGas)
+	if a == money.ETH {
+		gas = nativeGas
+	}
+	price, err := n.price(ctx, money.ETH)
+	if err != nil {
+		return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "no ETH price for the %s fee: %v", n.network, err)
+	}
+	cents, ok := feeCents(wei, gas, price)
+	if !ok {
+		return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "%s node %s: gas price %s wei is beyond belief",
+			n.network, n.rpc.endpoint, wei)
+	}
+	return cents, nil
+}
+
+// feeCents is gas at wei per gas, with ETH at price cents, in cents
+// rounded up, at least minFeeCents; false when that does not fit an int64.
+func feeCents(wei *big.Int, gas, price int64) (int64, bool) {
+	num := new(big.Int).Mul(wei, big.NewInt(gas))
+	num.Mul(num, big.NewInt(price))
+	cents, rem := new(big.Int).QuoRem(num, weiPerEther, new(big.Int))
+	if rem.Sign() > 0 {
+		cents.Add(cents, big.NewInt(1))
+	}
+	if !cents.IsInt64() {
+		return 0, false
+	}
+	return max(cents.Int64(), minFeeCents), true
+}
+
+// gasPrice is the gas price of the next block in wei, from the cache when
+// it is younger than feeTTL.
+func (n *Node) gasPrice(ctx context.Context) (*big.Int, error) {
+	n.feeMu.Lock()
+	c := n.fee
+	n.feeMu.Unlock()
+	now := n.clock.Now()
+	if c.wei != nil && now.Sub(c.at) < feeTTL && !now.Before(c.at) {
+		return c.wei, nil
+	}
+	wei, err := n.readGasPrice(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n.feeMu.Lock()
+	n.fee = feeCache{wei, now}
+	n.feeMu.Unlock()
+	return wei, nil
+}
+
+// feeHistory is the answer of eth_feeHistory.
+type feeHistory struct {
+	BaseFeePerGas []bigQuantity   `json:"baseFeePerGas"`
+	Reward        [][]bigQuantity `json:"reward"`
+}
+
+// readGasPrice asks the node: eth_feeHistory's base fee of the next block
+// plus the median of recent blocks' median tips, or eth_gasPrice when the
+// node has no fee history (a chain before EIP-1559, a provider without the
+// method).
+func (n *Node) readGasPrice(ctx context.Context) (*big.Int, error) {
+	var h feeHistory
+	err := n.rpc.call(ctx, &h, "eth_feeHistory", hexQuantity(feeBlocks), "latest", []int{tipPercentile})
+	if err == nil && len(h.BaseFeePerGas) > 0 {
+		next := &h.BaseFeePerGas[len(h.BaseFeePerGas)-1].Int
+		return new(big.Int).Add(next, medianTip(h.Reward)), nil
+	}
+	var gp bigQuantity
+	if err := n.rpc.call(ctx, &gp, "eth_gasPrice"); err != nil {
+		return nil, err
+	}
+	return &gp.Int, nil
+}
+
+// medianTip is the median of the blocks' tips at tipPercentile, 0 when
+// there are none.
+func medianTip(reward [][]bigQuantity) *big.Int {
+	var tips []*big.Int
+	for _, r := range reward {
+		if len(r) > 0 {
+			tips = append(tips, &r[0].Int)
+		}
+	}
+	if len(tips) == 0 {
+		return new(big.Int)
+	}
+	slices.SortFunc(tips, func(a, b *big.Int) int { return a.Cmp(b) })
+	return tips[len(tips)/2]
+}

@@ -1,0 +1,251 @@
+package evm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"payd"
+)
+
+// Bounds of one exchange with the node.
+const (
+	// maxResponse bounds a response body: a mainnet block with every
+	// transaction in full is a few MB; the bound keeps a broken or hostile
+	// endpoint from filling memory.
+	maxResponse = 64 << 20
+	// maxBatch is how many calls go in one JSON-RPC batch: hosted
+	// providers refuse larger batches (some at 100, some at 1,000).
+	maxBatch = 100
+	// maxMessage bounds how much of a node's error message an error
+	// repeats.
+	maxMessage = 200
+	// requestTimeout bounds one HTTP exchange when the caller's context
+	// has no deadline, so a node that stops answering mid-response cannot
+	// hold a follower forever.
+	requestTimeout = 30 * time.Second
+)
+
+// client speaks JSON-RPC 2.0 over HTTP POST to one node. It never puts the
+// node's URL in an error: hosted providers carry the API key in its path or
+// query, and a self-hosted node its password in the userinfo. Errors name
+// the endpoint as scheme://host only.
+type client struct {
+	url      string // the full URL, credentials included: never in an error
+	endpoint string // scheme://host, safe to show
+	network  string // for messages: "ethereum node"
+	http     *http.Client
+	id       atomic.Uint64
+}
+
+// newClient checks rawURL (http or https, with a host) and returns a
+// client for it. The error never repeats the URL.
+func newClient(network, rawURL string, hc *http.Client) (*client, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("evm: the %s node URL does not parse", network)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("evm: the %s node URL must be http:// or https:// (websocket endpoints are not supported)", network)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("evm: the %s node URL has no host", network)
+	}
+	if hc == nil {
+		hc = &http.Client{Timeout: requestTimeout}
+	}
+	return &client{url: rawURL, endpoint: u.Scheme + "://" + u.Host, network: network + " node", http: hc}, nil
+}
+
+// request is one JSON-RPC 2.0 call.
+type request struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      uint64 `json:"id"`
+	Method  string `json:"method"`
+	Params  []any  `json:"params"`
+}
+
+// response is one JSON-RPC 2.0 answer: a result or an error.
+type response struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+}
+
+// rpcError is the error object of a JSON-RPC answer.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// call is one method call to make, and where its result goes.
+type call struct {
+	method string
+	params []any
+	result any // a pointer json.Unmarshal fills
+}
+
+// call makes one call and decodes its result into result. A JSON null
+// result leaves result untouched (pointers stay nil).
+func (c *client) call(ctx context.Context, result any, method string, params ...any) error {
+	return c.batch(ctx, []call{{method, params, result}})
+}
+
+// batch makes calls as JSON-RPC batch arrays of at most maxBatch, one
+// round trip each, and decodes each result into its call's result. One
+// call alone goes as a plain request, which every node takes. Every
+// failure, whether reaching the node, an HTTP status, a malformed answer
+// or an error the node returns for one call, is upstream_unavailable: the
+// node cannot give what the caller needs now, and the follower tries again.
+func (c *client) batch(ctx context.Context, calls []call) error {
+	for len(calls) > 0 {
+		n := min(len(calls), maxBatch)
+		if err := c.round(ctx, calls[:n]); err != nil {
+			return err
+		}
+		calls = calls[n:]
+	}
+	return nil
+}
+
+// round makes one HTTP exchange for calls.
+func (c *client) round(ctx context.Context, calls []call) error {
+	reqs := make([]request, len(calls))
+	byID := make(map[string]int, len(calls))
+	for i, cl := range calls {
+		params := cl.params
+		if params == nil {
+			params = []any{}
+		}
+		reqs[i] = request{"2.0", c.id.Add(1), cl.method, params}
+		byID[strconv.FormatUint(reqs[i].ID, 10)] = i
+	}
+	var body any = reqs
+	if len(reqs) == 1 {
+		body = reqs[0]
+	}
+	resps, err := c.post(ctx, calls[0].method, body, len(reqs) > 1)
+	if err != nil {
+		return err
+	}
+	seen := make([]bool, len(calls))
+	for _, r := range resps {
+		i, ok := byID[string(r.ID)]
+		if !ok || seen[i] {
+			return c.fail("%s: the answer has an id that was not asked", calls[0].method)
+		}
+		seen[i] = true
+		if err := c.decode(calls[i], r); err != nil {
+			return err
+		}
+	}
+	for i, ok := range seen {
+		if !ok {
+			return c.fail("%s: the answer has no result for one call", calls[i].method)
+		}
+	}
+	return nil
+}
+
+// decode puts one answer's result into its call's result.
+func (c *client) decode(cl call, r response) error {
+	if r.Error != nil {
+		return c.fail("%s: %s (code %d)", cl.method, clip(r.Error.Message), r.Error.Code)
+	}
+	if len(r.Result) == 0 {
+		return c.fail("%s: the answer has neither result nor error", cl.method)
+	}
+	if err := json.Unmarshal(r.Result, cl.result); err != nil {
+		return c.fail("%s: malformed result: %s", cl.method, clip(err.Error()))
+	}
+	return nil
+}
+
+// post sends body and reads the answers: an array for a batch, one object
+// otherwise (also for a batch a node refuses as a whole).
+func (c *client) post(ctx context.Context, method string, body any, batch bool) ([]response, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("evm: encoding %s: %w", method, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(b))
+	if err != nil {
+		return nil, c.fail("%s: cannot make the request", method)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	res, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.fail("%s: %s", method, transportError(err))
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
+	if err != nil {
+		return nil, c.fail("%s: reading the answer: %s", method, transportError(err))
+	}
+	if len(data) > maxResponse {
+		return nil, c.fail("%s: the answer is over %d MiB", method, maxResponse>>20)
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, c.fail("%s: HTTP %d", method, res.StatusCode)
+	}
+	return c.parse(method, data, batch)
+}
+
+// parse reads a batch's array, or one answer.
+func (c *client) parse(method string, data []byte, batch bool) ([]response, error) {
+	data = bytes.TrimSpace(data)
+	if batch && len(data) > 0 && data[0] == '[' {
+		var rs []response
+		if err := json.Unmarshal(data, &rs); err != nil {
+			return nil, c.fail("%s: malformed batch answer", method)
+		}
+		return rs, nil
+	}
+	var r response
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, c.fail("%s: malformed answer", method)
+	}
+	if batch && r.Error != nil {
+		return nil, c.fail("%s: batch refused: %s (code %d)", method, clip(r.Error.Message), r.Error.Code)
+	}
+	return []response{r}, nil
+}
+
+// fail is an upstream_unavailable error naming the node by its endpoint.
+func (c *client) fail(format string, args ...any) error {
+	return payd.Errorf(payd.ErrUpstreamUnavailable, "%s %s: %s", c.network, c.endpoint, fmt.Sprintf(format, args...))
+}
+
+// transportError describes a failed HTTP exchange without the URL that
+// net/http puts in a *url.Error (it strips a password, but not a username
+// nor an API key in the path or query).
+func transportError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timed out"
+	}
+	if errors.Is(err, context.Canceled) {
+		return "canceled"
+	}
+	return clip(err.Error())
+}
+
+// clip bounds a message from elsewhere to maxMessage bytes.
+func clip(s string) string {
+	if len(s) > maxMessage {
+		return s[:maxMessage] + "…"
+	}
+	return s
+}

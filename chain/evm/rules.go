@@ -1,0 +1,109 @@
+package evm
+
+import (
+	"encoding/hex"
+	"errors"
+	"net/url"
+
+	"payd"
+	"payd/chain"
+	"payd/hd"
+	"payd/money"
+)
+
+// Deposit derives the address of checkout number index from a wallet's
+// account key (hd's canonical spelling): the EIP-55 address of
+// m/44'/60'/0'/0/index, the same on ethereum and polygon. invalid_request
+// (field account_key, or index for a hardened index) when hd refuses.
+func (n *Node) Deposit(accountKey string, index uint32) (payd.Deposit, error) {
+	k, err := n.keys.Parse(n.network, accountKey)
+	if err != nil {
+		return payd.Deposit{}, hdError("account_key", err)
+	}
+	addr, err := k.Address(index)
+	if err != nil {
+		return payd.Deposit{}, hdError("index", err)
+	}
+	return payd.Deposit{Address: addr}, nil
+}
+
+// hdError turns a refusal of package hd into invalid_request naming field;
+// other errors (no key at a BIP32 index, about 2^-127) pass unchanged.
+func hdError(field string, err error) error {
+	var e *hd.Error
+	if errors.As(err, &e) {
+		return payd.FieldError(field, "%s", e.Error())
+	}
+	return err
+}
+
+// ValidAddress returns invalid_request (field address) unless s is 0x and
+// 40 hex digits, EIP-55 checksummed when its case is mixed.
+func (n *Node) ValidAddress(s string) error {
+	if err := hd.ValidAddress(n.network, s); err != nil {
+		return hdError("address", err)
+	}
+	return nil
+}
+
+// ValidTxHash returns invalid_tx_hash (field tx_hash) unless s is 0x and
+// 64 hex digits.
+func (n *Node) ValidTxHash(s string) error {
+	if err := hd.ValidTxHash(n.network, s); err != nil {
+		return &payd.Error{Code: payd.ErrInvalidTxHash, Field: "tx_hash", Message: err.Error()}
+	}
+	return nil
+}
+
+// PaymentURI is the EIP-681 request for req on the node's chain, with the
+// node's chain id and token contracts, so that on a test or development
+// chain a wallet is asked to pay there and not on mainnet. "" when the
+// coin is not one of Assets.
+func (n *Node) PaymentURI(req payd.PaymentRequest) string {
+	a := req.Amount.Asset
+	if !n.takes(a) {
+		return ""
+	}
+	contract, _ := n.TokenContract(a)
+	return chain.EIP681(n.chainID, contract, req)
+}
+
+// ExplorerURL is the explorer's page of the transaction (BASE/tx/HASH), or
+// "" when no explorer is known for the node's chain.
+func (n *Node) ExplorerURL(txHash string) string {
+	if n.explorer == "" {
+		return ""
+	}
+	return n.explorer + "/tx/" + url.PathEscape(txHash)
+}
+
+// WatchKey is the 20 raw bytes of the account address names, as a string:
+// the form BlockAt matches transaction recipients and the recipient topic
+// of Transfer logs by, whatever the case of address. false when address is
+// not an address (a mixed-case one must pass its EIP-55 checksum).
+func (n *Node) WatchKey(address string) (string, bool) {
+	if hd.ValidAddress(n.network, address) != nil {
+		return "", false
+	}
+	acc, _ := parseAccount(address)
+	return string(acc[:]), true
+}
+
+// parseAccount reads 0x and 40 hex digits of either case, without checking
+// a checksum.
+func parseAccount(s string) (account, bool) {
+	var acc account
+	if len(s) != 42 || s[:2] != "0x" {
+		return acc, false
+	}
+	if _, err := hex.Decode(acc[:], []byte(s[2:])); err != nil {
+		return acc, false
+	}
+	return acc, true
+}
+
+// addressOf is the EIP-55 spelling of an account, the one Deposit returns.
+func addressOf(acc account) string {
+	s, _ := hd.SampleAddress(money.Ethereum, acc[:]) // 20 bytes: never refused
+	return s
+}
