@@ -93,7 +93,8 @@ type Follower struct {
 	resumed     bool
 	retryAt     time.Time
 	backoff     time.Duration
-	status      payd.ChainStatus
+	status      payd.ChainStatus // this run's, filled in as it goes
+	saved       payd.ChainStatus // the last stored
 	savedAt     time.Time
 	behind      bool
 
@@ -194,11 +195,11 @@ func (f *Follower) record(ctx context.Context, now time.Time, err error) {
 		f.backoff = min(max(2*f.backoff, f.opts.Interval), f.opts.MaxBackoff)
 		f.retryAt = now.Add(f.backoff)
 	}
-	if s.Error == "" && f.status.Error != "" {
+	if s.Error == "" && f.saved.Error != "" {
 		f.log.Info("the node can be read again", slog.Int64("height", s.Head.Height))
 	}
-	same := s.Tip == f.status.Tip && s.Head == f.status.Head && s.Error == f.status.Error
 	f.status = s
+	same := s.Tip == f.saved.Tip && s.Head == f.saved.Head && s.Error == f.saved.Error
 	if same && now.Sub(f.savedAt) < statusEvery {
 		return
 	}
@@ -206,7 +207,7 @@ func (f *Follower) record(ctx context.Context, now time.Time, err error) {
 		f.log.Error("storing the network's status failed", slog.Any("error", serr))
 		return
 	}
-	f.savedAt = now
+	f.saved, f.savedAt = s, now
 }
 
 // follow is one run: the watched set brought up to date, the chain

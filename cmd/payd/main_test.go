@@ -36,6 +36,13 @@ func dsns(t *testing.T, fn func(t *testing.T, dsn string)) {
 // start runs `payd serve --dev` and waits for /healthz.
 func start(t *testing.T, dsn string) *server {
 	t.Helper()
+	return startServe(t, dsn, "--dev")
+}
+
+// startServe runs `payd serve` with args on a free loopback port and
+// waits for /healthz.
+func startServe(t *testing.T, dsn string, args ...string) *server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	s := &server{cancel: cancel, done: make(chan error, 1), dsn: dsn}
@@ -46,7 +53,7 @@ func start(t *testing.T, dsn string) *server {
 		return ""
 	}
 	go func() {
-		err := run(ctx, []string{"serve", "--dev", "--addr", "127.0.0.1:0"}, getenv, io.Discard, pw)
+		err := run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), getenv, io.Discard, pw)
 		pw.CloseWithError(io.EOF)
 		s.done <- err
 	}()

@@ -149,12 +149,17 @@ func warnUnpayable(log *slog.Logger, nets map[money.Network]payd.Network) {
 
 // startLoops starts the followers of real nodes, a watcher per network
 // and the expirer; the returned func stops them and waits for runs in
-// progress.
+// progress. Each follower makes its first run before the server answers,
+// so its network's status is known (and logged) from the first request.
 func startLoops(ctx context.Context, db *store.DB, followers map[money.Network]*watch.Follower,
 	nets map[money.Network]payd.Network, clk clock.Clock, log *slog.Logger, events payd.EventRecorder) func() {
 	var stops []func()
 	for _, n := range money.Networks {
 		if f := followers[n]; f != nil {
+			if err := f.RunOnce(ctx); err != nil {
+				log.Error("the first read of a node failed; it is retried", slog.String("network", string(n)),
+					slog.Any("error", err))
+			}
 			f.Start(ctx)
 			stops = append(stops, f.Stop)
 		}

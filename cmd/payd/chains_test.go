@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"payd/chain/bitcoin/btcdtest"
+	"payd/clock"
+	"payd/money"
+)
+
+// TestServeFollowsBitcoinRegtest runs payd serve without --dev on a real
+// bitcoin node (btcd in regtest) with static rates: a business made with
+// a generated wallet takes a BTC payment, detected from the mempool,
+// confirmed block by block and succeeded; networks without a node are not
+// offered; payd networks shows the node.
+func TestServeFollowsBitcoinRegtest(t *testing.T) {
+	dsns(t, func(t *testing.T, dsn string) {
+		node := btcdtest.Start(t)
+		cli(t, dsn, "migrate")
+		var biz newBusiness
+		out := cli(t, dsn, "business", "create", "--name", "Shop", "--email", "o@shop.example", "--wallet", "generate", "--json")
+		if err := json.Unmarshal(out, &biz); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		s := startServe(t, dsn, "--chain", "bitcoin="+node.URL(), "--rates", "static", "--follow-interval", "100ms",
+			"--confirmations", "bitcoin=2")
+		api := apiClient{t: t, base: s.base, key: biz.SecretKey}
+		pay := api.call(201, "POST", "/payments", map[string]any{"amount": 2500, "currency": "USD"})
+		payID := pay["id"].(string)
+		api.call(400, "POST", "/checkouts", map[string]any{"payment_id": payID, "rail": "crypto", "asset": "USDC",
+			"network": "polygon"})
+		chk := api.call(201, "POST", "/checkouts", map[string]any{"payment_id": payID, "rail": "crypto", "asset": "BTC",
+			"network": "bitcoin"})
+		crypto := chk["crypto"].(map[string]any)
+		addr := crypto["address"].(string)
+		if !strings.HasPrefix(addr, "bcrt1q") || !strings.HasPrefix(crypto["payment_uri"].(string), "bitcoin:"+addr) {
+			t.Fatalf("deposit on regtest: %v", crypto)
+		}
+		amount, err := money.ParseCoinAmount(money.BTC, crypto["amount"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		txid := node.Send(addr, amount.Units.Int64())
+		api.waitEvents(payID, "created", "method_selected", "detected")
+		node.Mine(1)
+		api.waitEvents(payID, "created", "method_selected", "detected", "confirmation")
+		node.Mine(1)
+		got := api.waitEvents(payID, "created", "method_selected", "detected", "confirmation", "confirmation", "succeeded")
+		method := got["method"].(map[string]any)
+		if got["status"] != "succeeded" || method["tx_hash"] != txid || method["amount"] != crypto["amount"] {
+			t.Fatalf("payment after two blocks: %v", got)
+		}
+
+		var status struct {
+			Data []networkStatus `json:"data"`
+		}
+		if err := json.Unmarshal(cli(t, dsn, "networks", "--json"), &status); err != nil {
+			t.Fatal(err)
+		}
+		tip, _ := node.Tip()
+		if len(status.Data) != 1 || status.Data[0].Chain != "regtest" || status.Data[0].Height != tip || status.Data[0].Error != "" {
+			t.Fatalf("payd networks: %+v (tip %d)", status.Data, tip)
+		}
+	})
+}
+
+// apiClient calls the API as one business.
+type apiClient struct {
+	t         *testing.T
+	base, key string
+}
+
+// call sends a request and returns the answer's data, failing the test
+// unless the status is want.
+func (c apiClient) call(want int, method, path string, body any) map[string]any {
+	c.t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, c.base+path, r)
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set("Content-Type", "application/json")
+	if method == "POST" {
+		req.Header.Set("Idempotency-Key", fmt.Sprintf("k-%d", clock.Real{}.Now().UnixNano()))
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if res.StatusCode != want {
+		c.t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, raw, want)
+	}
+	var env struct {
+		Data map[string]any `json:"data"`
+	}
+	_ = json.Unmarshal(raw, &env)
+	return env.Data
+}
+
+// waitEvents waits up to 20 s for the payment's history to be exactly want.
+func (c apiClient) waitEvents(id string, want ...string) map[string]any {
+	c.t.Helper()
+	var types []string
+	for deadline := (clock.Real{}).Now().Add(20 * time.Second); (clock.Real{}).Now().Before(deadline); {
+		p := c.call(200, "GET", "/payments/"+id, nil)
+		types = types[:0]
+		for _, e := range p["events"].([]any) {
+			types = append(types, e.(map[string]any)["type"].(string))
+		}
+		if slices.Equal(types, want) {
+			return p
+		}
+		<-clockAfter(50 * time.Millisecond)
+	}
+	c.t.Fatalf("payment %s events %v, want %v", id, types, want)
+	return nil
+}
