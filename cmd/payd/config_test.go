@@ -21,3 +21,91 @@ func TestConfirmationsFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestChainFlags parses --chain (or PAYD_CHAINS), --token and --explorer,
+// and refuses what payd cannot follow.
+func TestChainFlags(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "PAYD_CHAINS" {
+				return v
+			}
+			return ""
+		}
+	}
+	var c Config
+	got, err := c.chains(env("bitcoin=http://u:p@127.0.0.1:8332, ethereum=https://rpc.example/v2/KEY"))
+	if err != nil || len(got) != 2 || got[0].network != money.Bitcoin || got[1].url != "https://rpc.example/v2/KEY" {
+		t.Fatalf("chains from PAYD_CHAINS = %+v, %v", got, err)
+	}
+	c = Config{Chains: listFlag{"polygon=http://127.0.0.1:8545"}}
+	if got, err := c.chains(env("bitcoin=http://x:1")); err != nil || len(got) != 1 || got[0].network != money.Polygon {
+		t.Fatalf("--chain over PAYD_CHAINS = %+v, %v", got, err)
+	}
+	for _, bad := range []string{"doge=http://x:1", "bitcoin=ftp://x", "bitcoin=", "bitcoin", "solana=http://x:1",
+		"tron=http://x:1", "bitcoin=http://a:1,bitcoin=http://b:1"} {
+		c := Config{}
+		if err := c.Chains.Set(bad); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.chains(env("")); err == nil {
+			t.Errorf("--chain %q was accepted", bad)
+		}
+	}
+	c = Config{Tokens: listFlag{"ethereum:USDC=0xabc", "polygon:USDC=0xdef"}}
+	tokens, err := c.tokens()
+	if err != nil || tokens[money.Ethereum][money.USDC] != "0xabc" || tokens[money.Polygon][money.USDC] != "0xdef" {
+		t.Fatalf("tokens = %v, %v", tokens, err)
+	}
+	for _, bad := range []string{"ethereum:ETH=0x1", "bitcoin:USDC=0x1", "ethereum:USDC=", "ethereum=0x1", "ethereum:DOGE=0x1", "polygon:USDT=0x1"} {
+		c := Config{Tokens: listFlag{bad}}
+		if _, err := c.tokens(); err == nil {
+			t.Errorf("--token %q was accepted", bad)
+		}
+	}
+	c = Config{Explorers: listFlag{"bitcoin=https://mempool.example/"}}
+	if ex, err := c.explorers(); err != nil || ex[money.Bitcoin] != "https://mempool.example" {
+		t.Fatalf("explorers = %v, %v", ex, err)
+	}
+	if _, err := (&Config{Explorers: listFlag{"bitcoin=javascript:alert(1)"}}).explorers(); err == nil {
+		t.Error("a javascript: explorer was accepted")
+	}
+}
+
+// TestNodeAddressHidesSecrets shows a node's URL without its credentials
+// or the path and query where hosted providers put their keys.
+func TestNodeAddressHidesSecrets(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://rpcuser:hunter2@127.0.0.1:8332":        "http://127.0.0.1:8332",
+		"https://eth-mainnet.example.com/v2/SECRETKEY": "https://eth-mainnet.example.com",
+		"https://rpc.example.com/?apikey=SECRET&x=1":   "https://rpc.example.com",
+		"http://[::1]:8545":                            "http://[::1]:8545",
+	} {
+		if got := nodeAddress(raw); got != want {
+			t.Errorf("nodeAddress(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// FuzzChainFlags feeds the parsers of --chain, --token and --explorer
+// anything: they never panic, and what they accept names a network of
+// the spec.
+func FuzzChainFlags(f *testing.F) {
+	for _, s := range []string{"bitcoin=http://u:p@127.0.0.1:8332", "ethereum:USDC=0xabc", "polygon=https://x/y",
+		"=", ":=", "bitcoin=http://%zz", ",,,", "ethereum:usdc=0x1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := Config{Chains: listFlag{s}, Tokens: listFlag{s}, Explorers: listFlag{s}}
+		if got, err := c.chains(func(string) string { return "" }); err == nil {
+			for _, spec := range got {
+				if _, ok := money.ParseNetwork(string(spec.network)); !ok {
+					t.Fatalf("accepted network %q", spec.network)
+				}
+			}
+		}
+		_, _ = c.tokens()
+		_, _ = c.explorers()
+		_ = nodeAddress(s)
+	})
+}
