@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"payd/chain/bitcoin"
+	"payd/chain/bitcoin/btcdtest"
 	"testing"
 	"time"
 
@@ -39,6 +41,11 @@ func TestLoopsStartStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	btcd := btcdtest.Start(t)
+	node, err := bitcoin.New(ctx, btcd.URL(), bitcoin.Options{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
 	loops := []struct {
 		name string
 		new  func() loop.Service
@@ -47,6 +54,7 @@ func TestLoopsStartStop(t *testing.T) {
 			return webhook.NewDeliverer(db, webhook.NewSender(webhook.ClientOptions{Clock: clk}), clk, log, webhook.DelivererOptions{})
 		}},
 		{"watch.Watcher", func() loop.Service { return watch.NewWatcher(db, dn.Network(money.Bitcoin), clk, log, watch.Options{}) }},
+		{"watch.Follower", func() loop.Service { return watch.NewFollower(db, node, clk, log, watch.FollowOptions{}) }},
 		{"watch.Expirer", func() loop.Service { return watch.NewExpirer(db, clk, log, watch.Options{}) }},
 		{"rate.Refresher", func() loop.Service {
 			return rate.NewRefresher([]payd.RateSource{rate.NewStatic(rate.DevQuotes())}, db, clk, log, 0, 0)
