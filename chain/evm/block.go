@@ -152,9 +152,9 @@ func (n *Node) nativeTransfers(ctx context.Context, b *rpcBlock, w payd.Watched)
 		return nil, nil
 	}
 	receipts := make([]*rpcReceipt, len(matched))
-	calls := make([]call, len(matched))
+	calls := make([]rpcCall, len(matched))
 	for i, tx := range matched {
-		calls[i] = call{"eth_getTransactionReceipt", []any{tx.Hash.String()}, &receipts[i]}
+		calls[i] = rpcCall{"eth_getTransactionReceipt", []any{tx.Hash.String()}, &receipts[i]}
 	}
 	if err := n.rpc.batch(ctx, calls); err != nil {
 		return nil, err
@@ -262,10 +262,10 @@ func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string
 	found := make([]*struct {
 		Hash hash32 `json:"hash"`
 	}, len(unconfirmed))
-	calls := make([]call, 0, len(unconfirmed))
+	calls := make([]rpcCall, 0, len(unconfirmed))
 	for i, h := range unconfirmed {
 		if hd.ValidTxHash(n.network, h) == nil { // a node would refuse the whole batch
-			calls = append(calls, call{"eth_getTransactionByHash", []any{h}, &found[i]})
+			calls = append(calls, rpcCall{"eth_getTransactionByHash", []any{h}, &found[i]})
 		}
 	}
 	if err := n.rpc.batch(ctx, calls); err != nil {
