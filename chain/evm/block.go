@@ -23,6 +23,10 @@ var transferTopic = hash32{
 // transaction both pays ether and emits logs.
 const NativeIndex = -1
 
+// maxLogIndex bounds a log's index: a block holds far fewer logs, and an
+// index that does not fit an int32 is a node answering nonsense.
+const maxLogIndex = 1<<31 - 1
+
 // rpcBlock is what BlockAt reads of eth_getBlockByNumber.
 type rpcBlock struct {
 	Number       quantity `json:"number"`
@@ -94,13 +98,9 @@ func (n *Node) BlockAt(ctx context.Context, height int64, w payd.Watched) (payd.
 	if height < 0 {
 		return payd.Block{}, payd.Errorf(payd.ErrInternal, "evm: BlockAt(%d): negative height", height)
 	}
-	full := n.network.Native() != ""
-	var b *rpcBlock
-	if err := n.rpc.call(ctx, &b, "eth_getBlockByNumber", hexQuantity(uint64(height)), full); err != nil {
+	b, err := n.block(ctx, height)
+	if err != nil {
 		return payd.Block{}, err
-	}
-	if b == nil || int64(b.Number) != height {
-		return payd.Block{}, n.rpc.fail("eth_getBlockByNumber: no block at height %d", height)
 	}
 	block := payd.Block{BlockRef: payd.BlockRef{Height: height, Hash: b.Hash.String()}, Parent: b.ParentHash.String()}
 	native, err := n.nativeTransfers(ctx, b, w)
@@ -113,6 +113,30 @@ func (n *Node) BlockAt(ctx context.Context, height int64, w payd.Watched) (payd.
 	}
 	block.Transfers = append(native, tokens...)
 	return block, nil
+}
+
+// block reads the block at height: with its transactions in full where
+// the native coin is a payd coin (ethereum), else without them (polygon).
+func (n *Node) block(ctx context.Context, height int64) (*rpcBlock, error) {
+	num := hexQuantity(uint64(height))
+	var b *rpcBlock
+	var err error
+	if n.network.Native() != "" {
+		err = n.rpc.call(ctx, &b, "eth_getBlockByNumber", num, true)
+	} else {
+		var h *rpcHeader
+		err = n.rpc.call(ctx, &h, "eth_getBlockByNumber", num, false)
+		if h != nil {
+			b = &rpcBlock{Number: h.Number, Hash: h.Hash, ParentHash: h.ParentHash}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if b == nil || int64(b.Number) != height {
+		return nil, n.rpc.fail("eth_getBlockByNumber: no block at height %d", height)
+	}
+	return b, nil
 }
 
 // nativeTransfers are b's successful transactions paying ether to a
@@ -128,9 +152,9 @@ func (n *Node) nativeTransfers(ctx context.Context, b *rpcBlock, w payd.Watched)
 		return nil, nil
 	}
 	receipts := make([]*rpcReceipt, len(matched))
-	calls := make([]call, len(matched))
+	calls := make([]rpcCall, len(matched))
 	for i, tx := range matched {
-		calls[i] = call{"eth_getTransactionReceipt", []any{tx.Hash.String()}, &receipts[i]}
+		calls[i] = rpcCall{"eth_getTransactionReceipt", []any{tx.Hash.String()}, &receipts[i]}
 	}
 	if err := n.rpc.batch(ctx, calls); err != nil {
 		return nil, err
@@ -187,10 +211,11 @@ func (n *Node) tokenTransfers(ctx context.Context, hash hash32, w payd.Watched) 
 // ERC-20 Transfer of a configured token, not removed by a reorg, with
 // three topics (an ERC-721 Transfer has four), a 32-byte amount above
 // zero (zero transfers are how address-poisoning spam looks like a
-// payment) and a recipient topic that is a 20-byte address.
+// payment), a recipient topic that is a 20-byte address and a log index a
+// block can hold.
 func (n *Node) tokenTransfer(l rpcLog, w payd.Watched) (payd.Transfer, bool) {
 	asset, ok := n.byToken[l.Address]
-	if !ok || l.Removed || len(l.Topics) != 3 || l.Topics[0] != transferTopic || len(l.Data) != 32 {
+	if !ok || l.Removed || len(l.Topics) != 3 || l.Topics[0] != transferTopic || len(l.Data) != 32 || l.LogIndex > maxLogIndex {
 		return payd.Transfer{}, false
 	}
 	to, ok := topicAccount(l.Topics[2])
@@ -237,10 +262,10 @@ func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string
 	found := make([]*struct {
 		Hash hash32 `json:"hash"`
 	}, len(unconfirmed))
-	calls := make([]call, 0, len(unconfirmed))
+	calls := make([]rpcCall, 0, len(unconfirmed))
 	for i, h := range unconfirmed {
 		if hd.ValidTxHash(n.network, h) == nil { // a node would refuse the whole batch
-			calls = append(calls, call{"eth_getTransactionByHash", []any{h}, &found[i]})
+			calls = append(calls, rpcCall{"eth_getTransactionByHash", []any{h}, &found[i]})
 		}
 	}
 	if err := n.rpc.batch(ctx, calls); err != nil {

@@ -56,10 +56,22 @@ func jsonHex(b []byte, max int) (string, error) {
 		return "", errors.New("evm: a hex quantity must be a JSON string")
 	}
 	digits, ok := strings.CutPrefix(s, "0x")
-	if !ok || len(digits) == 0 || len(digits) > max {
+	if !ok || len(digits) == 0 || len(digits) > max || !isHex(digits) {
 		return "", errors.New("evm: a hex quantity is 0x and 1 to " + strconv.Itoa(max) + " hex digits")
 	}
 	return digits, nil
+}
+
+// isHex reports whether s is all hex digits: big.Int and strconv would
+// also take a sign or underscores.
+func isHex(s string) bool {
+	for i := range len(s) {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // hash32 is 32 bytes of hex data: a block or transaction hash, a log

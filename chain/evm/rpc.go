@@ -86,8 +86,8 @@ type rpcError struct {
 	Message string `json:"message"`
 }
 
-// call is one method call to make, and where its result goes.
-type call struct {
+// rpcCall is one method call to make, and where its result goes.
+type rpcCall struct {
 	method string
 	params []any
 	result any // a pointer json.Unmarshal fills
@@ -96,7 +96,7 @@ type call struct {
 // call makes one call and decodes its result into result. A JSON null
 // result leaves result untouched (pointers stay nil).
 func (c *client) call(ctx context.Context, result any, method string, params ...any) error {
-	return c.batch(ctx, []call{{method, params, result}})
+	return c.batch(ctx, []rpcCall{{method, params, result}})
 }
 
 // batch makes calls as JSON-RPC batch arrays of at most maxBatch, one
@@ -105,7 +105,7 @@ func (c *client) call(ctx context.Context, result any, method string, params ...
 // failure, whether reaching the node, an HTTP status, a malformed answer
 // or an error the node returns for one call, is upstream_unavailable: the
 // node cannot give what the caller needs now, and the follower tries again.
-func (c *client) batch(ctx context.Context, calls []call) error {
+func (c *client) batch(ctx context.Context, calls []rpcCall) error {
 	for len(calls) > 0 {
 		n := min(len(calls), maxBatch)
 		if err := c.round(ctx, calls[:n]); err != nil {
@@ -117,7 +117,7 @@ func (c *client) batch(ctx context.Context, calls []call) error {
 }
 
 // round makes one HTTP exchange for calls.
-func (c *client) round(ctx context.Context, calls []call) error {
+func (c *client) round(ctx context.Context, calls []rpcCall) error {
 	reqs := make([]request, len(calls))
 	byID := make(map[string]int, len(calls))
 	for i, cl := range calls {
@@ -156,7 +156,7 @@ func (c *client) round(ctx context.Context, calls []call) error {
 }
 
 // decode puts one answer's result into its call's result.
-func (c *client) decode(cl call, r response) error {
+func (c *client) decode(cl rpcCall, r response) error {
 	if r.Error != nil {
 		return c.fail("%s: %s (code %d)", cl.method, clip(r.Error.Message), r.Error.Code)
 	}
