@@ -126,7 +126,13 @@ func (f *Follower) Network() payd.Network { return &Chain{Node: f.node, f: f} }
 func (f *Follower) Start(ctx context.Context) {
 	f.runner.Start(ctx, func(ctx context.Context) {
 		every(ctx, f.clock, f.opts.Interval, f.again, f.log, func(ctx context.Context, _ bool) error {
-			return f.RunOnce(ctx)
+			// A node that cannot be read is logged once, when it starts
+			// failing (record), and shows in the network's status:
+			// logging each retry as an error would only repeat it.
+			if err := f.RunOnce(ctx); payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
+				return err
+			}
+			return nil
 		})
 	})
 }
