@@ -211,4 +211,8 @@ type LeaseStore interface {
 	// when nobody holds it at now or holder already does. It reports
 	// whether holder has the lease.
 	AcquireLease(ctx context.Context, name, holder string, now, until time.Time) (bool, error)
+	// ReleaseLease gives the lease up if holder has it, so that another
+	// replica (or this one restarted) takes it at once rather than when
+	// it lapses.
+	ReleaseLease(ctx context.Context, name, holder string) error
 }

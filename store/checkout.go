@@ -173,6 +173,18 @@ func (q *queries) AcquireLease(ctx context.Context, name, holder string, now, un
 	return n == 1, err
 }
 
+// ReleaseLease deletes the lease if holder has it; see payd.LeaseStore.
+func (q *queries) ReleaseLease(ctx context.Context, name, holder string) (err error) {
+	defer fail(&err, "lease", "store.ReleaseLease(%s, %s)", name, holder)
+	_, err = q.ex.ExecContext(ctx, `DELETE FROM leases WHERE name = $1 AND holder = $2`, name, holder)
+	return err
+}
+
+// ReleaseLease gives the lease up if holder has it; see payd.LeaseStore.
+func (db *DB) ReleaseLease(ctx context.Context, name, holder string) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.ReleaseLease(ctx, name, holder) })
+}
+
 // CreateCheckout stores a new checkout; conflict when its id or deposit is
 // taken.
 func (db *DB) CreateCheckout(ctx context.Context, c *payd.Checkout) error {

@@ -137,8 +137,12 @@ func (f *Follower) Start(ctx context.Context) {
 	})
 }
 
-// Stop stops the follower and waits for a run in progress to end.
-func (f *Follower) Stop() { f.runner.Stop() }
+// Stop stops the follower, waits for a run in progress to end and gives
+// its lease up, so a restarted replica follows at once.
+func (f *Follower) Stop() {
+	f.runner.Stop()
+	release(f.store, f.log, "follow:"+string(f.node.Name()), f.holder)
+}
 
 // again wakes the loop at once while the follower is behind the tip.
 func (f *Follower) again() <-chan struct{} {

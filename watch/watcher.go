@@ -127,8 +127,22 @@ func (w *Watcher) tick(ctx context.Context, woken bool) error {
 	return err
 }
 
-// Stop stops the watcher and waits for a run in progress to end.
-func (w *Watcher) Stop() { w.runner.Stop() }
+// Stop stops the watcher, waits for a run in progress to end and gives
+// its lease up, so a restarted replica watches at once.
+func (w *Watcher) Stop() {
+	w.runner.Stop()
+	release(w.store, w.log, "watch:"+string(w.net.Name()), w.holder)
+}
+
+// release gives a stopped loop's lease up; a failure only means another
+// replica waits for the lease to lapse.
+func release(st payd.LeaseStore, log *slog.Logger, name, holder string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := st.ReleaseLease(ctx, name, holder); err != nil {
+		log.Warn("giving a lease up failed; it lapses on its own", slog.String("lease", name), slog.Any("error", err))
+	}
+}
 
 // RunOnce reads every watched deposit of the network once and applies
 // what changed. It does nothing while another replica holds the lease.

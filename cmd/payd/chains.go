@@ -97,8 +97,6 @@ func nodeAddress(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-const networksUsage = `usage: payd networks [--json] [--database DSN]`
-
 // runNetworks prints how each followed network's node was last found, as
 // the following replica stored it: chain, tip, the last processed block,
 // the lag, when it was read and its last error.

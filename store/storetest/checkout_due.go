@@ -234,6 +234,19 @@ func testLease(t *testing.T, b *bundle) {
 			t.Fatalf("another lease's name = %v, %v; want it free", got, err)
 		}
 	})
+	t.Run("Released", func(t *testing.T) {
+		ctx, st := b.setup(t)
+		got, err := st.AcquireLease(ctx, "follow:bitcoin", "a", t0, t0.Add(time.Minute))
+		must(t, err)
+		must(t, st.ReleaseLease(ctx, "follow:bitcoin", "b")) // not b's: kept
+		if again, _ := st.AcquireLease(ctx, "follow:bitcoin", "b", t0, t0.Add(time.Minute)); !got || again {
+			t.Fatalf("acquired %v; b took a's lease after releasing it for nothing: %v", got, again)
+		}
+		must(t, st.ReleaseLease(ctx, "follow:bitcoin", "a"))
+		if got, err := st.AcquireLease(ctx, "follow:bitcoin", "b", t0, t0.Add(time.Minute)); err != nil || !got {
+			t.Fatalf("after a gave it up, b acquiring = %v, %v", got, err)
+		}
+	})
 	t.Run("OneOfManyWins", func(t *testing.T) {
 		ctx, st := b.setup(t)
 		const n = 16
