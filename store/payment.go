@@ -348,19 +348,34 @@ func (db *DB) CreatePayment(ctx context.Context, p *payd.Payment) error {
 	return db.atomic(ctx, func(ctx context.Context, q *queries) error { return q.CreatePayment(ctx, p) })
 }
 
-// PaymentByID returns the business's payment with its events; not_found otherwise.
-func (db *DB) PaymentByID(ctx context.Context, businessID, id string) (*payd.Payment, error) {
-	return db.reader(ctx).PaymentByID(ctx, businessID, id)
+// PaymentByID returns the business's payment with its events; not_found
+// otherwise. The row and the events are read from one snapshot.
+func (db *DB) PaymentByID(ctx context.Context, businessID, id string) (p *payd.Payment, err error) {
+	err = db.snapshot(ctx, func(q *queries) error {
+		p, err = q.PaymentByID(ctx, businessID, id)
+		return err
+	})
+	return p, err
 }
 
-// PaymentByCode returns the payment with the public code; not_found otherwise.
-func (db *DB) PaymentByCode(ctx context.Context, code string) (*payd.Payment, error) {
-	return db.reader(ctx).PaymentByCode(ctx, code)
+// PaymentByCode returns the payment with the public code; not_found
+// otherwise. The row and the events are read from one snapshot.
+func (db *DB) PaymentByCode(ctx context.Context, code string) (p *payd.Payment, err error) {
+	err = db.snapshot(ctx, func(q *queries) error {
+		p, err = q.PaymentByCode(ctx, code)
+		return err
+	})
+	return p, err
 }
 
 // PublicPayment returns the payment with the id, whatever its business.
-func (db *DB) PublicPayment(ctx context.Context, id string) (*payd.Payment, error) {
-	return db.reader(ctx).PublicPayment(ctx, id)
+// The row and the events are read from one snapshot.
+func (db *DB) PublicPayment(ctx context.Context, id string) (p *payd.Payment, err error) {
+	err = db.snapshot(ctx, func(q *queries) error {
+		p, err = q.PublicPayment(ctx, id)
+		return err
+	})
+	return p, err
 }
 
 // PaymentByReference returns the oldest live payment with the reference;

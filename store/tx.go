@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"runtime/debug"
 	"strconv"
 	"sync/atomic"
@@ -78,6 +79,30 @@ func (db *DB) reader(ctx context.Context) *queries {
 		return st.q
 	}
 	return db.pool
+}
+
+// snapshot runs a read of several statements on one snapshot of the
+// database: in the transaction ctx carries, else in a read-only
+// transaction of its own. Outside a transaction each statement reads the
+// latest commit, so a write committing between two of them would show half
+// of itself: a payment row from before an update with the events appended
+// by it. PostgreSQL needs REPEATABLE READ for that (READ COMMITTED takes a
+// snapshot per statement); a SQLite read transaction keeps the snapshot
+// of its first read.
+func (db *DB) snapshot(ctx context.Context, fn func(q *queries) error) error {
+	if st := db.txFrom(ctx); st != nil {
+		return fn(st.q)
+	}
+	var opts *sql.TxOptions
+	if db.dialect == dialectPostgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	tx, err := db.read.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(&queries{ex: tx, dialect: db.dialect, clock: db.clock})
 }
 
 // write runs a single write through db: inline in ctx's transaction, as a

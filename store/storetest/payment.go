@@ -110,6 +110,7 @@ func testPayment(t *testing.T, b *bundle) {
 		wantCode(t, st.UpdatePayment(ctx, &stale), payd.ErrConflict)
 	})
 	t.Run("ConcurrentUpdatesAllLand", func(t *testing.T) { testConcurrentPaymentUpdates(t, b) })
+	t.Run("ReadIsOneSnapshot", func(t *testing.T) { testPaymentSnapshot(t, b) })
 	t.Run("Reference", func(t *testing.T) { testPaymentReference(t, b) })
 	t.Run("ReferenceRace", func(t *testing.T) { testPaymentReferenceRace(t, b) })
 }
@@ -164,6 +165,51 @@ func testConcurrentPaymentUpdates(t *testing.T, b *bundle) {
 	must(t, err)
 	if len(got.Events) != n+1 || got.AmountReceived != n {
 		t.Fatalf("after %d updates: %d events, amount_received %d", n, len(got.Events), got.AmountReceived)
+	}
+}
+
+// testPaymentSnapshot reads a payment while it is updated: every update
+// appends an event and counts it in amount_received, so a read whose row
+// and events come from different commits shows them disagree (a payment
+// still pending with its succeeded event). Each read must be one snapshot.
+func testPaymentSnapshot(t *testing.T, b *bundle) {
+	ctx, st := b.setup(t)
+	biz := mustBusiness(t, ctx, st)
+	p := newPayment(t, biz, 100, "")
+	p.AmountReceived = int64(len(p.Events))
+	must(t, st.CreatePayment(ctx, p))
+	const updates = 300
+	done := make(chan error, 1)
+	go func() {
+		for range updates {
+			p.Events = append(p.Events, payd.PaymentEvent{Type: payd.EventConfirmation, CreatedAt: t0})
+			p.AmountReceived = int64(len(p.Events))
+			if err := st.UpdatePayment(ctx, p); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	reads := []func() (*payd.Payment, error){
+		func() (*payd.Payment, error) { return st.PaymentByID(ctx, biz.ID, p.ID) },
+		func() (*payd.Payment, error) { return st.PaymentByCode(ctx, p.Code) },
+		func() (*payd.Payment, error) { return st.PublicPayment(ctx, p.ID) },
+	}
+	for i := 0; ; i++ {
+		select {
+		case err := <-done:
+			must(t, err)
+			return
+		default:
+		}
+		got, err := reads[i%len(reads)]()
+		must(t, err)
+		if got.AmountReceived != int64(len(got.Events)) {
+			<-done
+			t.Fatalf("read %d: amount_received %d with %d events: the row and the events are of different commits",
+				i, got.AmountReceived, len(got.Events))
+		}
 	}
 }
 
