@@ -318,4 +318,3 @@ func wantAlive(t *testing.T, p payd.Pending, alive ...string) {
 		t.Errorf("Alive = %v; want %v", got, alive)
 	}
 }
-

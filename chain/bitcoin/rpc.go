@@ -106,8 +106,8 @@ type response struct {
 // Call runs method with params and decodes its result into result (a
 // pointer; nil discards it). It returns upstream_unavailable when the node
 // cannot be reached, refuses the credentials, is still starting or answers
-// something that is not JSON-RPC, and an *RPCError (wrapped) when the node
-// refuses the call itself.
+// something that is not JSON-RPC or not the result's shape, and an
+// *RPCError (wrapped) when the node refuses the call itself.
 func (c *Client) Call(ctx context.Context, method string, result any, params ...any) error {
 	if params == nil {
 		params = []any{}
@@ -193,7 +193,7 @@ func (c *Client) result(method string, r response, out any) error {
 		return nil
 	}
 	if err := json.Unmarshal(r.Result, out); err != nil {
-		return fmt.Errorf("bitcoin node %s: %s answered an unexpected result: %w", c.host, method, err)
+		return c.unavailable("answered %s with a result of another shape (%v)", method, err)
 	}
 	return nil
 }
