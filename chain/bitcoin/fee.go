@@ -157,7 +157,7 @@ func satPerVB(btcPerKvB json.Number) int64 {
 // exponent (Go prints 1e-07 for btcd's float), so that a hostile answer
 // such as 1e999999999 cannot cost big-number work.
 func plainRate(s string) bool {
-	if s == "" || len(s) > 32 {
+	if s == "" || len(s) > 32 || strings.Trim(s, "0123456789.-+eE") != "" {
 		return false
 	}
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
