@@ -22,7 +22,7 @@ import (
 const secret = "s3cret-pass"
 
 // server serves handler and returns a node URL with credentials for it.
-func server(t *testing.T, handler http.HandlerFunc) string {
+func server(t testing.TB, handler http.HandlerFunc) string {
 	t.Helper()
 	s := httptest.NewServer(handler)
 	t.Cleanup(s.Close)
