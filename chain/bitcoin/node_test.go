@@ -207,6 +207,9 @@ func TestRegtestFollow(t *testing.T) {
 	wantTransfers(t, "block", b.Transfers, tr(tx2, 0, deps[0], 20_000))
 	p = pending(t, n, w)
 	wantTransfers(t, "mempool after the block", p.Transfers)
+	if size := bitcoin.PoolSize(n); size != 0 {
+		t.Errorf("Pending remembers %d transactions of an empty mempool", size)
+	}
 
 	// Reorganised away: the tip goes back, the payment waits again, and the
 	// block mined in its place has another hash.
@@ -219,6 +222,9 @@ func TestRegtestFollow(t *testing.T) {
 		t.Errorf("BlockAt above the tip = %v; want not_found", err)
 	}
 	p = pending(t, n, w, tx2)
+	if size := bitcoin.PoolSize(n); size != len(h.Mempool()) {
+		t.Errorf("Pending remembers %d transactions of a mempool of %d", size, len(h.Mempool()))
+	}
 	wantTransfers(t, "mempool after the reorg", p.Transfers, tr(tx2, 0, deps[0], 20_000))
 	wantAlive(t, p, tx2)
 	again := h.Mine(1)[0]
