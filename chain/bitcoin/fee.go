@@ -102,9 +102,10 @@ func (n *Node) feeRate(ctx context.Context) (int64, error) {
 }
 
 // askFeeRate asks the node for its fee rate in BTC per 1,000 vbytes:
-// estimatesmartfee on Bitcoin Core; estimatefee on btcd, which does not
-// serve estimatesmartfee and answers estimatefee with an error until it
-// has seen a few blocks. A node with no estimate gives "" (the floor
+// estimatesmartfee on Bitcoin Core; estimatefee on btcd (v0.26.2), which
+// does not serve estimatesmartfee and answers estimatefee with an error
+// until it has seen three blocks, then 0 until it has seen fee-paying
+// transactions mined. A node with no estimate gives "" or 0 (the floor
 // applies); only a node that cannot be asked is an error.
 func (n *Node) askFeeRate(ctx context.Context, oldOnly bool) (json.Number, bool, error) {
 	if !oldOnly {
