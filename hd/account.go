@@ -110,13 +110,13 @@ func (k AccountKey) Address(index uint32) (string, error) {
 	}
 }
 
-// SegwitHRPs are the bech32 prefixes BitcoinAddress encodes for: bitcoin's
+// segwitHRPs are the bech32 prefixes BitcoinAddress encodes for: bitcoin's
 // main chain (bc), its test networks testnet3, testnet4 and signet (tb),
 // and regtest (bcrt).
-var SegwitHRPs = []string{"bc", "tb", "bcrt"}
+var segwitHRPs = []string{"bc", "tb", "bcrt"}
 
 // BitcoinAddress is Address for a bitcoin key, with the P2WPKH address
-// encoded for the chain whose bech32 prefix is hrp (one of SegwitHRPs)
+// encoded for the chain whose bech32 prefix is hrp (bc, tb or bcrt)
 // rather than the chain the key's version bytes name. A node follows one
 // chain, and the addresses it is asked to watch must be that chain's: a
 // zpub attached in a regtest deployment gives bcrt1 addresses of the same
@@ -126,7 +126,7 @@ func (k AccountKey) BitcoinAddress(index uint32, hrp string) (string, error) {
 	if k.network != money.Bitcoin || k.external == nil {
 		return "", refuse(k.network, InputAccountKey, WrongKind, "is not a bitcoin account key")
 	}
-	if !slices.Contains(SegwitHRPs, hrp) {
+	if !slices.Contains(segwitHRPs, hrp) {
 		return "", refuse(money.Bitcoin, InputAddress, Unsupported, "prefix %q is not a bitcoin chain's (bc, tb, bcrt)", hrp)
 	}
 	if index >= hardenedStart {

@@ -309,7 +309,7 @@ func TestBitcoinAddressForChain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, hrp := range SegwitHRPs {
+			for _, hrp := range segwitHRPs {
 				got, err := k.BitcoinAddress(i, hrp)
 				if err != nil {
 					t.Fatalf("BitcoinAddress(%d, %q): %v", i, hrp, err)

@@ -102,9 +102,10 @@ func (n *Node) feeRate(ctx context.Context) (int64, error) {
 }
 
 // askFeeRate asks the node for its fee rate in BTC per 1,000 vbytes:
-// estimatesmartfee on Bitcoin Core; estimatefee on btcd, which does not
-// serve estimatesmartfee and answers estimatefee with an error until it
-// has seen a few blocks. A node with no estimate gives "" (the floor
+// estimatesmartfee on Bitcoin Core; estimatefee on btcd (v0.26.2), which
+// does not serve estimatesmartfee and answers estimatefee with an error
+// until it has seen three blocks, then 0 until it has seen fee-paying
+// transactions mined. A node with no estimate gives "" or 0 (the floor
 // applies); only a node that cannot be asked is an error.
 func (n *Node) askFeeRate(ctx context.Context, oldOnly bool) (json.Number, bool, error) {
 	if !oldOnly {
@@ -157,7 +158,7 @@ func satPerVB(btcPerKvB json.Number) int64 {
 // exponent (Go prints 1e-07 for btcd's float), so that a hostile answer
 // such as 1e999999999 cannot cost big-number work.
 func plainRate(s string) bool {
-	if s == "" || len(s) > 32 {
+	if s == "" || len(s) > 32 || strings.Trim(s, "0123456789.-+eE") != "" {
 		return false
 	}
 	if i := strings.IndexAny(s, "eE"); i >= 0 {

@@ -99,11 +99,20 @@ func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string
 		return payd.Pending{}, err
 	}
 	p.gen++
+	asked := map[txKey]bool{}
+	for _, id := range unconfirmed {
+		if k, ok := parseTxKey(strings.ToLower(id)); ok {
+			asked[k] = false
+		}
+	}
 	var fresh []string
 	for _, id := range ids {
 		k, ok := parseTxKey(id)
 		if !ok {
 			return payd.Pending{}, n.unavailable("answered getrawmempool with %q, which is not a txid", truncate(id))
+		}
+		if _, ok := asked[k]; ok {
+			asked[k] = true
 		}
 		if _, ok := p.seen[k]; ok {
 			p.seen[k] = p.gen
@@ -115,7 +124,7 @@ func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string
 		return payd.Pending{}, err
 	}
 	p.forget()
-	alive, err := n.alive(ctx, unconfirmed)
+	alive, err := n.alive(ctx, unconfirmed, asked)
 	if err != nil {
 		return payd.Pending{}, err
 	}
@@ -185,8 +194,9 @@ func (p *mempool) forget() {
 	}
 }
 
-// alive answers Pending's Alive for the asked txids (see Pending).
-func (n *Node) alive(ctx context.Context, unconfirmed []string) (map[string]bool, error) {
+// alive answers Pending's Alive for the asked txids (see Pending), given
+// which of them the mempool listing held.
+func (n *Node) alive(ctx context.Context, unconfirmed []string, listed map[txKey]bool) (map[string]bool, error) {
 	p := &n.pool
 	alive := map[string]bool{}
 	var missing []string
@@ -194,7 +204,7 @@ func (n *Node) alive(ctx context.Context, unconfirmed []string) (map[string]bool
 		k, ok := parseTxKey(strings.ToLower(id))
 		switch {
 		case !ok:
-		case p.seen[k] == p.gen:
+		case listed[k]:
 			alive[id] = true
 		default:
 			missing = append(missing, id)

@@ -2,6 +2,8 @@ package bitcoin_test
 
 import (
 	"context"
+	"encoding/json"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -130,7 +132,7 @@ func TestRegtestRules(t *testing.T) {
 	}
 }
 
-func TestRegtestFeeFloor(t *testing.T) {
+func TestRegtestFee(t *testing.T) {
 	t.Parallel()
 	h, n, clk := setup(t)
 	ctx := context.Background()
@@ -145,8 +147,28 @@ func TestRegtestFeeFloor(t *testing.T) {
 	if _, err := n.FeeEstimateUSD(ctx, money.USDC); payd.ErrorCode(err) != payd.ErrInvalidRequest {
 		t.Errorf("FeeEstimateUSD(USDC) = %v; want invalid_request", err)
 	}
-	h.Stop()
+
+	// Once btcd has seen fee-paying transactions mined it estimates from
+	// them: a minute later the estimate follows (141.8… sat/vB here, from
+	// payments paying 20,000 sat for 141 vB).
+	for range 3 {
+		h.SendOutputs([]btcdtest.Output{{To: h.Address(), Sats: 10_000}}, btcdtest.SendOptions{Fee: 20_000})
+	}
+	h.Mine(1)
 	if c, err := n.FeeEstimateUSD(ctx, money.BTC); err != nil || c != 8 {
+		t.Errorf("FeeEstimateUSD within a minute = %d, %v; want the cached 8", c, err)
+	}
+	clk.Advance(2 * time.Minute)
+	var btcPerKB json.Number
+	h.Call("estimatefee", &btcPerKB, 3)
+	want := expectedCents(t, btcPerKB)
+	got, err := n.FeeEstimateUSD(ctx, money.BTC)
+	if err != nil || got != want || got <= 8 {
+		t.Errorf("FeeEstimateUSD at btcd's estimate of %s BTC/kB = %d, %v; want %d", btcPerKB, got, err, want)
+	}
+
+	h.Stop()
+	if c, err := n.FeeEstimateUSD(ctx, money.BTC); err != nil || c != want {
 		t.Errorf("FeeEstimateUSD from the cache = %d, %v", c, err)
 	}
 	clk.Advance(2 * time.Minute)
@@ -161,6 +183,27 @@ func TestRegtestFeeFloor(t *testing.T) {
 	if _, err := noPrice.FeeEstimateUSD(ctx, money.BTC); payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
 		t.Errorf("FeeEstimateUSD without a price = %v; want upstream_unavailable", err)
 	}
+}
+
+// expectedCents works out FeeEstimateUSD's answer at a node's rate in
+// BTC/kB, independently of the package: whole sat/vB rounded up, times 141
+// vB, at $50,000, rounded up to a cent.
+func expectedCents(t *testing.T, btcPerKB json.Number) int64 {
+	t.Helper()
+	r, ok := new(big.Rat).SetString(string(btcPerKB))
+	if !ok {
+		t.Fatalf("estimatefee answered %q", btcPerKB)
+	}
+	ceil := func(r *big.Rat) *big.Int {
+		q, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+		if m.Sign() > 0 {
+			q.Add(q, big.NewInt(1))
+		}
+		return q
+	}
+	sat := ceil(r.Mul(r, big.NewRat(100_000, 1)))
+	cents := new(big.Rat).SetFrac(new(big.Int).Mul(sat, big.NewInt(141*centsPerBTC)), big.NewInt(100_000_000))
+	return ceil(cents).Int64()
 }
 
 // TestRegtestFollow walks a payment through the mempool, a replacement by
@@ -207,6 +250,9 @@ func TestRegtestFollow(t *testing.T) {
 	wantTransfers(t, "block", b.Transfers, tr(tx2, 0, deps[0], 20_000))
 	p = pending(t, n, w)
 	wantTransfers(t, "mempool after the block", p.Transfers)
+	if size := bitcoin.PoolSize(n); size != 0 {
+		t.Errorf("Pending remembers %d transactions of an empty mempool", size)
+	}
 
 	// Reorganised away: the tip goes back, the payment waits again, and the
 	// block mined in its place has another hash.
@@ -219,6 +265,9 @@ func TestRegtestFollow(t *testing.T) {
 		t.Errorf("BlockAt above the tip = %v; want not_found", err)
 	}
 	p = pending(t, n, w, tx2)
+	if size := bitcoin.PoolSize(n); size != len(h.Mempool()) {
+		t.Errorf("Pending remembers %d transactions of a mempool of %d", size, len(h.Mempool()))
+	}
 	wantTransfers(t, "mempool after the reorg", p.Transfers, tr(tx2, 0, deps[0], 20_000))
 	wantAlive(t, p, tx2)
 	again := h.Mine(1)[0]
@@ -318,4 +367,3 @@ func wantAlive(t *testing.T, p payd.Pending, alive ...string) {
 		t.Errorf("Alive = %v; want %v", got, alive)
 	}
 }
-

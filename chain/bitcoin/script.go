@@ -28,9 +28,9 @@ const (
 )
 
 // addressScript returns the output script (scriptPubKey) an address pays
-// to, for an address already checked by ValidAddress for the chain whose
-// bech32 prefix is hrp: a segwit program (P2WPKH, P2WSH, P2TR), P2PKH or
-// P2SH. false for anything else.
+// to: a segwit program (P2WPKH, P2WSH, P2TR), P2PKH or P2SH. It decodes
+// without judging the chain or the checksum variant, so callers pass only
+// addresses ValidAddress accepted. false for anything else.
 func addressScript(addr string) ([]byte, bool) {
 	if _, data, _, err := bech32.DecodeGeneric(addr); err == nil && len(data) > 0 && data[0] <= 16 {
 		program, err := bech32.ConvertBits(data[1:], 5, 8, false)

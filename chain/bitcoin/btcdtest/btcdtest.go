@@ -58,7 +58,8 @@ type Node struct {
 }
 
 // Start starts a btcd regtest node for t, waits until it answers RPC and
-// mines 125 blocks to the harness key (25 spendable coinbases of 50 BTC).
+// mines 125 blocks to the harness key (26 spendable coinbases of 50 BTC;
+// each further block matures one more, and confirmed change is spent too).
 // The node stops when t ends.
 func Start(t testing.TB) *Node {
 	t.Helper()
