@@ -34,6 +34,11 @@ type FollowOptions struct {
 	Keep int64
 	// MaxBackoff bounds the wait between reads of a node that fails.
 	MaxBackoff time.Duration
+	// DropAfter is how long an unconfirmed transaction must stay unknown
+	// to the node before it is taken as gone: a node reorganising puts the
+	// orphaned blocks' transactions back in its pool a moment after it
+	// switched branches.
+	DropAfter time.Duration
 }
 
 func (o FollowOptions) withDefaults() FollowOptions {
@@ -57,6 +62,9 @@ func (o FollowOptions) withDefaults() FollowOptions {
 	}
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = 30 * time.Second
+	}
+	if o.DropAfter <= 0 {
+		o.DropAfter = 3 * time.Second
 	}
 	return o
 }
@@ -93,8 +101,9 @@ type Follower struct {
 	resumed     bool
 	retryAt     time.Time
 	backoff     time.Duration
-	status      payd.ChainStatus // this run's, filled in as it goes
-	saved       payd.ChainStatus // the last stored
+	missing     map[string]time.Time // unconfirmed txs the node did not know, since
+	status      payd.ChainStatus     // this run's, filled in as it goes
+	saved       payd.ChainStatus     // the last stored
 	savedAt     time.Time
 	behind      bool
 
@@ -379,10 +388,10 @@ func (f *Follower) unwind(ctx context.Context, head payd.Block, now time.Time) (
 }
 
 // pending reads the mempool once the follower is at the tip: new waiting
-// transfers are stored, and the unconfirmed transactions the node no
-// longer knows (replaced, double-spent, orphaned and dropped) deleted.
-// The deletion is skipped when the tip moved meanwhile: the transaction
-// may have been mined into a block not processed yet.
+// transfers are stored, and the unconfirmed transactions the node has not
+// known for DropAfter (replaced, double-spent, orphaned and dropped)
+// deleted. The deletion is skipped when the tip moved meanwhile: the
+// transaction may have been mined into a block not processed yet.
 func (f *Follower) pending(ctx context.Context, tip payd.BlockRef, now time.Time) error {
 	name := f.node.Name()
 	unconfirmed, err := f.store.UnconfirmedTxs(ctx, name)
@@ -406,11 +415,22 @@ func (f *Follower) pending(ctx context.Context, tip payd.BlockRef, now time.Time
 		}
 	}
 	var dead []string
+	missing := map[string]time.Time{}
 	for _, tx := range unconfirmed {
-		if !alive[tx] && !p.Alive[tx] {
+		if alive[tx] || p.Alive[tx] {
+			continue
+		}
+		since, ok := f.missing[tx]
+		if !ok {
+			since = now
+		}
+		if now.Sub(since) >= f.opts.DropAfter {
 			dead = append(dead, tx)
+		} else {
+			missing[tx] = since
 		}
 	}
+	f.missing = missing
 	if len(fresh) > 0 {
 		if err := f.store.AddPendingTransfers(ctx, name, fresh, now); err != nil {
 			return err

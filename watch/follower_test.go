@@ -128,11 +128,15 @@ func TestFollowerPaysThroughReplacementAndReorg(t *testing.T) {
 		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
 		node := newMemNode()
 		log := storetest.Logger(t)
-		f := NewFollower(db, node, clk, log, FollowOptions{Lease: 10 * time.Second})
+		f := NewFollower(db, node, clk, log, FollowOptions{Lease: 10 * time.Second, DropAfter: time.Second})
 		w := NewWatcher(db, f.Network(), clk, log, Options{})
 		p := openCheckout(t, db, clk.Now(), "0xpay")
+		// A step reads the node twice, DropAfter apart, so what it forgot
+		// is dropped, then watches.
 		step := func(want ...string) {
 			t.Helper()
+			must(t, f.RunOnce(ctx))
+			clk.Advance(time.Second)
 			must(t, f.RunOnce(ctx))
 			must(t, w.RunOnce(ctx))
 			got, err := db.PaymentByID(ctx, p.BusinessID, p.ID)
@@ -151,6 +155,10 @@ func TestFollowerPaysThroughReplacementAndReorg(t *testing.T) {
 		node.do(func() { node.mempool = []payd.Transfer{pay("0xt1")} })
 		step("detected")
 		node.do(func() { node.mempool = []payd.Transfer{pay("0xt2")} }) // replaced (RBF)
+		must(t, f.RunOnce(ctx))
+		if txs, _ := db.UnconfirmedTxs(ctx, money.Polygon); !slices.Contains(txs, "0xt1") {
+			t.Fatalf("a transaction missing for one read only was dropped: %v", txs)
+		}
 		step("detected", "dropped", "detected")
 		node.do(node.mine)
 		step("detected", "dropped", "detected", "confirmation")
