@@ -117,11 +117,63 @@ func (c *Client) Call(ctx context.Context, method string, result any, params ...
 	if err != nil {
 		return err
 	}
-	var resp response
-	if err := json.Unmarshal(body, &resp); err != nil {
+	resp, err := decodeResponse(body)
+	if err != nil {
 		return c.unavailable("answered %s with something that is not JSON-RPC", method)
 	}
 	return c.result(method, resp, result)
+}
+
+// decodeResponse decodes one answer. An answer of exactly the shape
+// Bitcoin Core and btcd give a string result of hex digits,
+// {"result":"HEX","error":null,"id":N}, as getblock HASH 0 answers with
+// megabytes of, is read without encoding/json, which validated the hex
+// byte by byte for as long as decoding the block took
+// (docs/benchmarks.md); its Result then shares body's memory. Any other
+// answer is decoded by encoding/json.
+func decodeResponse(body []byte) (response, error) {
+	if resp, ok := hexResponse(body); ok {
+		return resp, nil
+	}
+	var resp response
+	err := json.Unmarshal(body, &resp)
+	return resp, err
+}
+
+// hexResponse reads an answer of the shape decodeResponse names, and
+// reports false for any other.
+func hexResponse(body []byte) (response, bool) {
+	const (
+		head = `{"result":"`
+		mid  = `","error":null,"id":`
+	)
+	rest, ok := bytes.CutPrefix(body, []byte(head))
+	if !ok {
+		return response{}, false
+	}
+	n := 0
+	for n < len(rest) && isHex(rest[n]) {
+		n++
+	}
+	result := body[len(head)-1 : len(head)+n+1] // with its quotes
+	rest, ok = bytes.CutPrefix(rest[n:], []byte(mid))
+	if !ok {
+		return response{}, false
+	}
+	digits, tail, ok := bytes.Cut(bytes.TrimRight(rest, " \t\r\n"), []byte("}"))
+	if !ok || len(tail) != 0 || len(digits) == 0 || len(digits) > 19 || (digits[0] == '0' && len(digits) > 1) {
+		return response{}, false
+	}
+	id, err := strconv.ParseUint(string(digits), 10, 64)
+	if err != nil {
+		return response{}, false
+	}
+	return response{Result: result, ID: id}, true
+}
+
+// isHex reports whether b is a hex digit of either case.
+func isHex(b byte) bool {
+	return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F'
 }
 
 // Call is one call of a Batch.
