@@ -171,10 +171,16 @@ func hexResponse(body []byte) (response, bool) {
 	return response{Result: result, ID: id}, true
 }
 
-// isHex reports whether b is a hex digit of either case.
-func isHex(b byte) bool {
-	return '0' <= b && b <= '9' || 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F'
-}
+// isHex reports whether b is a hex digit of either case: one load per
+// byte of a block, where three range tests cost twice as much.
+func isHex(b byte) bool { return hexDigits[b] }
+
+var hexDigits = func() (t [256]bool) {
+	for _, c := range "0123456789abcdefABCDEF" {
+		t[c] = true
+	}
+	return t
+}()
 
 // Call is one call of a Batch.
 type Call struct {
