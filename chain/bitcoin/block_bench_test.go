@@ -168,3 +168,15 @@ func BenchmarkDecodeMatch5000x100k(b *testing.B) {
 		b.Fatalf("%d transfers, want %d", matched, benchPaid)
 	}
 }
+
+// BenchmarkWatchKey is the cost of one address of the follower's
+// rebuild of its watched set: a mainnet P2WPKH deposit to its script.
+func BenchmarkWatchKey(b *testing.B) {
+	n := &Node{hrp: "bc"}
+	const addr = "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu" // BIP84's first, as hd derives it
+	for b.Loop() {
+		if _, ok := n.WatchKey(addr); !ok {
+			b.Fatal("refused")
+		}
+	}
+}
