@@ -133,6 +133,7 @@ func (c *Checkout) names(txHash string) bool {
 // confirmations updated, and one gone and reported again is detected
 // again.
 func (c *Checkout) see(p *Payment, t Transfer, explorer func(string) string, now time.Time) Outcome {
+	t.Confirmations = c.KeptConfirmations(t.Confirmations)
 	for i := range c.Transfers {
 		st := &c.Transfers[i]
 		if st.Key() != t.Key() {
@@ -182,6 +183,18 @@ func (c *Checkout) detected(p *Payment, t SeenTransfer, explorer func(string) st
 	// Late funds pay nothing while they confirm: no payment.processing;
 	// they are told once confirmed (unpaid).
 	p.Events[len(p.Events)-1].Unannounced = late
+}
+
+// KeptConfirmations is how many of a transfer's n confirmations the
+// checkout keeps: at most the required count, which is all anything
+// decides on (events, counting, the confirmations a checkout shows). Past
+// it a block changes nothing, so the checkouts paid in the last week,
+// followed for late funds, are not written again at every block.
+func (c *Checkout) KeptConfirmations(n int) int {
+	if c.Required > 0 {
+		return min(n, c.Required)
+	}
+	return n
 }
 
 // reportConfirmations appends one confirmation event per new confirmation

@@ -271,6 +271,26 @@ func TestCheckoutReorgNeverRepeats(t *testing.T) {
 	wantEvents(t, p, "created", "method_selected", "detected", "confirmation", "confirmation", "confirmation", "succeeded")
 }
 
+// Past the required count a block changes nothing: the checkouts paid in
+// the last week are not written again at every block (docs/benchmarks.md).
+func TestCheckoutKeepsRequiredConfirmations(t *testing.T) {
+	p := mustPayment(t)
+	c := openFor(t, p, false)
+	c.Observe(p, []Transfer{xfer("0xa", "100.00", 2)}, explorer, testNow)
+	for _, conf := range []int{3, 4, 100} {
+		if o := c.Observe(p, []Transfer{xfer("0xa", "100.00", conf)}, explorer, testNow); o.Changed {
+			t.Fatalf("%d confirmations changed the checkout", conf)
+		}
+	}
+	if o := c.Observe(p, []Transfer{xfer("0xa", "100.00", 1)}, explorer, testNow); !o.Changed || c.Transfers[0].Confirmations != 1 {
+		t.Fatalf("a reorg to 1 confirmation: changed %v, kept %d", o.Changed, c.Transfers[0].Confirmations)
+	}
+	wantEvents(t, p, "created", "method_selected", "detected", "confirmation", "confirmation", "succeeded")
+	if got := c.KeptConfirmations(7); got != 2 {
+		t.Fatalf("KeptConfirmations(7) = %d with 2 required", got)
+	}
+}
+
 func TestCheckoutCancelReplaceClaim(t *testing.T) {
 	p := mustPayment(t)
 	c := openFor(t, p, false)

@@ -266,6 +266,9 @@ func (f *Follower) refresh(ctx context.Context, now time.Time) error {
 	}
 	set := f.watched
 	if full {
+		// Let the old set go before the new one is built: at a million
+		// watched addresses each is 80 MB (docs/benchmarks.md).
+		f.watched = nil
 		set = make(keySet, len(addrs))
 	}
 	for _, a := range addrs {

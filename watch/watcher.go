@@ -217,7 +217,7 @@ func stale(c *payd.Checkout, ts []payd.Transfer, now time.Time) bool {
 		known[st.Key()] = st
 	}
 	for _, t := range ts {
-		if st, ok := known[t.Key()]; !ok || st.Gone || st.Confirmations != t.Confirmations {
+		if st, ok := known[t.Key()]; !ok || st.Gone || st.Confirmations != c.KeptConfirmations(t.Confirmations) {
 			return true
 		}
 		delete(known, t.Key())

@@ -158,6 +158,34 @@ func TestWatcherSkipsQuietCheckouts(t *testing.T) {
 	})
 }
 
+// TestWatcherSkipsConfirmedCheckouts: once a transfer has the required
+// confirmations (2 here), more blocks write nothing: a week of paid
+// checkouts is not written again at every block (docs/benchmarks.md).
+func TestWatcherSkipsConfirmedCheckouts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+		p := openCheckout(t, db, clk.Now(), "0xdef")
+		net := &fakeNet{conf: 2}
+		w := NewWatcher(db, net, clk, storetest.Logger(t), Options{})
+		must(t, w.RunOnce(ctx))
+		c, err := db.CheckoutByID(ctx, p.CheckoutID)
+		must(t, err)
+		if c.Status != payd.CheckoutCompleted {
+			t.Fatalf("checkout %s after 2 confirmations", c.Status)
+		}
+		for _, conf := range []int{3, 50} {
+			net.conf = conf
+			must(t, w.RunOnce(ctx))
+			again, err := db.CheckoutByID(ctx, p.CheckoutID)
+			must(t, err)
+			if c.Version != again.Version {
+				t.Fatalf("%d confirmations: version %d → %d", conf, c.Version, again.Version)
+			}
+		}
+	})
+}
+
 // askedNet is a network on which nothing was sent; it keeps the deposits
 // each read asked about.
 type askedNet struct {

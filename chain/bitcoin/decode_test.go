@@ -193,33 +193,3 @@ func TestFeeCents(t *testing.T) {
 		}
 	}
 }
-
-// FuzzParseResponse checks the fast path for string results against the
-// JSON decoder: whenever it takes an answer whose string is hex, the
-// decoder reads the same answer.
-func FuzzParseResponse(f *testing.F) {
-	for _, s := range []string{`{"result":"00ff","error":null,"id":1}`, `{"result":"ab","result":"cd","error":null,"id":1}`,
-		`{"result":"ab","error":{"code":-5,"message":"x"},"id":2}`, `{"result":"a\"b","error":null,"id":1}`,
-		`{"result":"ab"}`, `{"result":"ab",}`, `{"result":"ab","id":1}}`, `[]`, `{"error":null,"result":"ab","id":1}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		var raw json.RawMessage
-		fast, err := parseResponse(body, &raw)
-		str, _, ok := splitStringResult(body)
-		if err != nil || !ok {
-			return
-		}
-		if _, err := hex.DecodeString(string(str[1 : len(str)-1])); err != nil {
-			return // not a result payd reads; unhex refuses it
-		}
-		var slow response
-		if err := json.Unmarshal(body, &slow); err != nil {
-			t.Fatalf("fast path took %q, which the decoder refuses: %v", body, err)
-		}
-		if !bytes.Equal(fast.Result, slow.Result) || fast.ID != slow.ID || (fast.Error == nil) != (slow.Error == nil) ||
-			(fast.Error != nil && *fast.Error != *slow.Error) {
-			t.Fatalf("%q: fast %+v, decoder %+v", body, fast, slow)
-		}
-	})
-}
