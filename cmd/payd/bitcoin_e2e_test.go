@@ -201,9 +201,10 @@ func TestServeBitcoinReorg(t *testing.T) {
 }
 
 // TestServeBitcoinReplaceByFee replaces a payment's transaction before it
-// is mined (BIP125): the payment records the first as detected, then
-// dropped, then the replacement as detected; mined, the replacement pays
-// the checkout once.
+// is mined (BIP125): the payment records the first as detected, then the
+// replacement as detected (seen at once in the mempool), then the first
+// as dropped (once btcd has not known it for the follower's DropAfter);
+// mined, the replacement pays the checkout once.
 func TestServeBitcoinReplaceByFee(t *testing.T) {
 	dsns(t, func(t *testing.T, dsn string) {
 		b := startBTCServe(t, dsn)
@@ -211,21 +212,22 @@ func TestServeBitcoinReplaceByFee(t *testing.T) {
 		first := b.node.Send(c.addr, c.sats)
 		b.api.waitEvents(c.pay, "created", "method_selected", "detected")
 		second := b.node.Replace(first, btcdtest.Output{To: c.addr, Sats: c.sats})
-		got := b.api.waitEvents(c.pay, "created", "method_selected", "detected", "dropped", "detected")
+		got := b.api.waitEvents(c.pay, "created", "method_selected", "detected", "detected", "dropped")
 		events := got["events"].([]any)
 		hashes := make([]any, len(events))
 		for i, e := range events {
 			data, _ := e.(map[string]any)["data"].(map[string]any)
 			hashes[i] = data["tx_hash"]
 		}
-		if hashes[2] != first || hashes[4] != second {
-			t.Fatalf("detected %v then %v, want %s then %s (events %v)", hashes[2], hashes[4], first, second, events)
+		if hashes[2] != first || hashes[3] != second || hashes[4] != first {
+			t.Fatalf("detected %v then %v, dropped %v; want %s, %s, %s (events %v)", hashes[2], hashes[3], hashes[4],
+				first, second, first, events)
 		}
 		if b.confirmations(c) != 0 {
 			t.Fatal("a replacement in the mempool has confirmations")
 		}
 		b.node.Mine(2)
-		got = b.api.waitEvents(c.pay, "created", "method_selected", "detected", "dropped", "detected", "confirmation",
+		got = b.api.waitEvents(c.pay, "created", "method_selected", "detected", "detected", "dropped", "confirmation",
 			"confirmation", "succeeded")
 		if method := got["method"].(map[string]any); got["status"] != "succeeded" || method["tx_hash"] != second ||
 			method["amount"] != c.quoted {
