@@ -4,9 +4,10 @@
 // payd accepts, and the Rules of the network (deposit addresses, EIP-681
 // payment URIs, explorer pages, fee estimates).
 //
-// It speaks JSON-RPC 2.0 over HTTP(S) itself, with net/http, rather than
-// through go-ethereum: the calls payd needs are few, and go-ethereum would
-// make the service's binary much larger. Its tests run it against
+// It speaks JSON-RPC 2.0 itself, over HTTP(S) with net/http or over a
+// websocket (ws, wss) with gorilla/websocket, rather than through
+// go-ethereum: the calls payd needs are few, and go-ethereum would make the
+// service's binary much larger. Its tests run it against
 // go-ethereum's simulated backend (package evmtest).
 //
 // It reads transfers the chain records: a transaction's value to a
@@ -50,7 +51,9 @@ type Options struct {
 	Price func(ctx context.Context, a money.Asset) (cents int64, err error)
 	// Clock times the fee cache; clock.Real{} when nil.
 	Clock clock.Clock
-	// HTTPClient makes the requests; one with a 30 s timeout when nil.
+	// HTTPClient makes the requests to an http(s) node; one with a 30 s
+	// timeout when nil. A ws(s) node is reached over one websocket
+	// connection of the Node's own.
 	HTTPClient *http.Client
 }
 
@@ -77,7 +80,7 @@ var _ payd.Node = (*Node)(nil)
 // wallet on the network.
 const maxCachedKeys = 1024
 
-// New connects to the node at rawURL (http or https) for network, which
+// New connects to the node at rawURL (http, https, ws or wss) for network, which
 // must be money.Ethereum or money.Polygon, and reads its chain id. The
 // node must answer: upstream_unavailable when it does not. A node on the
 // other network's main chain (137 given for ethereum, 1 for polygon) is
@@ -95,6 +98,16 @@ func New(ctx context.Context, network money.Network, rawURL string, opts Options
 	if err != nil {
 		return nil, err
 	}
+	n, err := connect(ctx, network, rpc, opts)
+	if err != nil {
+		rpc.close()
+		return nil, err
+	}
+	return n, nil
+}
+
+// connect reads the node's chain id and settles the rest of New.
+func connect(ctx context.Context, network money.Network, rpc *client, opts Options) (*Node, error) {
 	var id quantity
 	if err := rpc.call(ctx, &id, "eth_chainId"); err != nil {
 		return nil, err
@@ -173,6 +186,10 @@ func (n *Node) setTokens(configured map[money.Asset]string) error {
 	}
 	return nil
 }
+
+// Close closes the websocket connection to a ws(s) node, if one is open,
+// and an http(s) client's idle connections. A later call dials again.
+func (n *Node) Close() error { return n.rpc.close() }
 
 // Name is the network the node serves.
 func (n *Node) Name() money.Network { return n.network }

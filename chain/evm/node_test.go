@@ -17,8 +17,9 @@ import (
 )
 
 // The tests here run package evm against go-ethereum's simulated chain over
-// HTTP JSON-RPC (package evmtest): real blocks, receipts, logs of a real
-// ERC-20, reorgs and a real transaction pool.
+// HTTP JSON-RPC, and the follow tests over websocket too (package
+// evmtest): real blocks, receipts, logs of a real ERC-20, reorgs and a
+// real transaction pool.
 
 // ethPriceCents is the ETH price the tests' fee estimates use: $3,200.
 const ethPriceCents = 320_000
@@ -39,16 +40,22 @@ type bundle struct {
 }
 
 // setup starts a chain with a token deployed as USDC and a node for it on
-// ethereum, with the wallet of the BIP39 test phrase "abandon … about".
-func setup(t *testing.T) bundle {
+// ethereum over HTTP, with the wallet of the BIP39 test phrase
+// "abandon … about".
+func setup(t *testing.T) bundle { return setupOver(t, (*evmtest.Chain).URL) }
+
+// setupOver is setup with the node reached at endpoint: the chain's URL
+// or WSURL.
+func setupOver(t *testing.T, endpoint func(*evmtest.Chain) string) bundle {
 	t.Helper()
 	c := evmtest.Start(t)
 	token := c.DeployToken(c.Accounts[0], "USDC", big.NewInt(1_000_000_000_000))
-	n := mustNode(t, money.Ethereum, c.URL(), evm.Options{Tokens: map[money.Asset]string{money.USDC: token}, Price: ethPrice})
+	n := mustNode(t, money.Ethereum, endpoint(c), evm.Options{Tokens: map[money.Asset]string{money.USDC: token}, Price: ethPrice})
 	w, err := hd.WalletFromMnemonic(strings.TrimSpace(strings.Repeat("abandon ", 11))+" about", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { n.Close() })
 	b := bundle{chain: c, node: n, token: token, key: w.Ethereum.String()}
 	for i := range 3 {
 		d, err := n.Deposit(b.key, uint32(i))
@@ -58,6 +65,25 @@ func setup(t *testing.T) bundle {
 		b.deposits = append(b.deposits, d.Address)
 	}
 	return b
+}
+
+// overEach runs test over HTTP and over websocket, each on a chain of its
+// own: the node reads the chain id, blocks, logs and the pool alike over
+// both.
+func overEach(t *testing.T, test func(t *testing.T, b bundle)) {
+	for name, endpoint := range map[string]func(*evmtest.Chain) string{
+		"http": (*evmtest.Chain).URL, "ws": (*evmtest.Chain).WSURL} {
+		t.Run(name, func(t *testing.T) {
+			b := setupOver(t, endpoint)
+			if got := b.node.Chain(); got != "chain 1337" {
+				t.Errorf("Chain() = %q", got)
+			}
+			if got := b.node.Endpoint(); !strings.HasPrefix(got, name+"://127.0.0.1:") {
+				t.Errorf("Endpoint() = %q", got)
+			}
+			test(t, b)
+		})
+	}
 }
 
 // ethPrice is a fixed ETH price.
@@ -169,8 +195,9 @@ func TestDepositWatchKey(t *testing.T) {
 	}
 }
 
-func TestETHPayment(t *testing.T) {
-	b := setup(t)
+func TestETHPayment(t *testing.T) { overEach(t, testETHPayment) }
+
+func testETHPayment(t *testing.T, b bundle) {
 	payer := b.chain.Accounts[1]
 	w := b.watch(t, b.deposits[0])
 	_, before := b.chain.Head()
@@ -185,8 +212,9 @@ func TestETHPayment(t *testing.T) {
 	checkTransfers(t, blk.Transfers, want)
 }
 
-func TestTokenPayment(t *testing.T) {
-	b := setup(t)
+func TestTokenPayment(t *testing.T) { overEach(t, testTokenPayment) }
+
+func testTokenPayment(t *testing.T, b bundle) {
 	payer := b.chain.Accounts[0]
 	stranger := evmtest.NewAccount(t, "stranger").Address
 	w := b.watch(t, b.deposits[0], b.deposits[1])
@@ -250,8 +278,9 @@ func checkTransfers(t *testing.T, got, want []payd.Transfer) {
 // new branch, and the orphaned payment is alive as long as go-ethereum
 // still knows it: back in the pool and mined again, or gone when a
 // transaction with its nonce replaced it.
-func TestReorg(t *testing.T) {
-	b := setup(t)
+func TestReorg(t *testing.T) { overEach(t, testReorg) }
+
+func testReorg(t *testing.T, b bundle) {
 	ctx := context.Background()
 	payer, other := b.chain.Accounts[1], b.chain.Accounts[2]
 	w := b.watch(t, b.deposits[0])
@@ -327,8 +356,9 @@ func TestForkShorter(t *testing.T) {
 
 // TestPendingBatches asks about more transactions than one batch holds:
 // mined ones are alive, made-up and malformed ones are not.
-func TestPendingBatches(t *testing.T) {
-	b := setup(t)
+func TestPendingBatches(t *testing.T) { overEach(t, testPendingBatches) }
+
+func testPendingBatches(t *testing.T, b bundle) {
 	var mined, asked []string
 	for i := range 3 {
 		mined = append(mined, strings.ToLower(b.chain.SendETH(b.chain.Accounts[i], b.deposits[1], eth(1))))

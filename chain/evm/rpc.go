@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -28,42 +26,52 @@ const (
 	// maxMessage bounds how much of a node's error message an error
 	// repeats.
 	maxMessage = 200
-	// requestTimeout bounds one HTTP exchange when the caller's context
-	// has no deadline, so a node that stops answering mid-response cannot
-	// hold a follower forever.
+	// requestTimeout bounds one exchange (and a websocket's dial) when the
+	// caller's context has no earlier deadline, so a node that stops
+	// answering mid-response cannot hold a follower forever.
 	requestTimeout = 30 * time.Second
 )
 
-// client speaks JSON-RPC 2.0 over HTTP POST to one node. It never puts the
-// node's URL in an error: hosted providers carry the API key in its path or
-// query, and a self-hosted node its password in the userinfo. Errors name
-// the endpoint as scheme://host only.
+// client speaks JSON-RPC 2.0 to one node, over HTTP POST or a websocket
+// (transport.go). It never puts the node's URL in an error: hosted
+// providers carry the API key in its path or query, and a self-hosted node
+// its password in the userinfo. Errors name the endpoint as scheme://host
+// only.
 type client struct {
-	url      string // the full URL, credentials included: never in an error
 	endpoint string // scheme://host, safe to show
 	network  string // for messages: "ethereum node"
-	http     *http.Client
+	tr       transport
 	id       atomic.Uint64
 }
 
-// newClient checks rawURL (http or https, with a host) and returns a
-// client for it. The error never repeats the URL.
+// newClient checks rawURL (http, https, ws or wss, with a host) and returns
+// a client for it; hc makes the requests to an http(s) node. The error
+// never repeats the URL.
 func newClient(network, rawURL string, hc *http.Client) (*client, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("evm: the %s node URL does not parse", network)
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("evm: the %s node URL must be http:// or https:// (websocket endpoints are not supported)", network)
-	}
 	if u.Host == "" {
 		return nil, fmt.Errorf("evm: the %s node URL has no host", network)
 	}
-	if hc == nil {
-		hc = &http.Client{Timeout: requestTimeout}
+	c := &client{endpoint: u.Scheme + "://" + u.Host, network: network + " node"}
+	switch u.Scheme {
+	case "http", "https":
+		if hc == nil {
+			hc = &http.Client{Timeout: requestTimeout}
+		}
+		c.tr = &httpTransport{url: rawURL, http: hc}
+	case "ws", "wss":
+		c.tr = newWSTransport(u)
+	default:
+		return nil, fmt.Errorf("evm: the %s node URL must be http://, https://, ws:// or wss://", network)
 	}
-	return &client{url: rawURL, endpoint: u.Scheme + "://" + u.Host, network: network + " node", http: hc}, nil
+	return c, nil
 }
+
+// close lets go of the node's connection, if its transport keeps one.
+func (c *client) close() error { return c.tr.close() }
 
 // request is one JSON-RPC 2.0 call.
 type request struct {
@@ -75,7 +83,10 @@ type request struct {
 
 // response is one JSON-RPC 2.0 answer: a result or an error.
 type response struct {
-	ID     json.RawMessage `json:"id"`
+	ID json.RawMessage `json:"id"`
+	// Method is set in a websocket node's subscription notification,
+	// never in an answer.
+	Method string          `json:"method"`
 	Result json.RawMessage `json:"result"`
 	Error  *rpcError       `json:"error"`
 }
@@ -116,7 +127,7 @@ func (c *client) batch(ctx context.Context, calls []rpcCall) error {
 	return nil
 }
 
-// round makes one HTTP exchange for calls.
+// round makes one exchange for calls.
 func (c *client) round(ctx context.Context, calls []rpcCall) error {
 	reqs := make([]request, len(calls))
 	byID := make(map[string]int, len(calls))
@@ -132,7 +143,7 @@ func (c *client) round(ctx context.Context, calls []rpcCall) error {
 	if len(reqs) == 1 {
 		body = reqs[0]
 	}
-	resps, err := c.post(ctx, calls[0].method, body, len(reqs) > 1)
+	resps, err := c.exchange(ctx, calls[0].method, body, byID)
 	if err != nil {
 		return err
 	}
@@ -169,35 +180,45 @@ func (c *client) decode(cl rpcCall, r response) error {
 	return nil
 }
 
-// post sends body and reads the answers: an array for a batch, one object
-// otherwise (also for a batch a node refuses as a whole).
-func (c *client) post(ctx context.Context, method string, body any, batch bool) ([]response, error) {
+// exchange sends body, the requests of byID, and reads the node's answers:
+// an array for a batch, one object otherwise (also for a batch a node
+// refuses as a whole). Over a websocket, messages that do not answer them
+// are skipped (see answers).
+func (c *client) exchange(ctx context.Context, method string, body any, byID map[string]int) ([]response, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return nil, fmt.Errorf("evm: encoding %s: %w", method, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(b))
+	var resps []response
+	var perr error
+	err = c.tr.roundTrip(ctx, b, func(msg []byte) bool {
+		rs, err := c.parse(method, msg, len(byID) > 1)
+		if err == nil && !answers(rs, byID) {
+			return false
+		}
+		resps, perr = rs, err
+		return true
+	})
 	if err != nil {
-		return nil, c.fail("%s: cannot make the request", method)
+		return nil, c.fail("%s: %s", method, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	res, err := c.http.Do(req)
-	if err != nil {
-		return nil, c.fail("%s: %s", method, transportError(err))
+	return resps, perr
+}
+
+// answers reports whether rs, read from one message, answer the requests
+// of byID: a message with one of their ids, or one error object without an
+// id (a node's refusal of a message it could not read). A websocket node
+// also sends subscription notifications, which have no id, and would
+// answer a request of an exchange given up on with its id, had the
+// connection not been dropped then.
+func answers(rs []response, byID map[string]int) bool {
+	for _, r := range rs {
+		if _, ok := byID[string(r.ID)]; ok {
+			return true
+		}
 	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
-	if err != nil {
-		return nil, c.fail("%s: reading the answer: %s", method, transportError(err))
-	}
-	if len(data) > maxResponse {
-		return nil, c.fail("%s: the answer is over %d MiB", method, maxResponse>>20)
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, c.fail("%s: HTTP %d", method, res.StatusCode)
-	}
-	return c.parse(method, data, batch)
+	return len(rs) == 1 && rs[0].Method == "" && rs[0].Error != nil &&
+		(len(rs[0].ID) == 0 || string(rs[0].ID) == "null")
 }
 
 // parse reads a batch's array, or one answer.
@@ -223,23 +244,6 @@ func (c *client) parse(method string, data []byte, batch bool) ([]response, erro
 // fail is an upstream_unavailable error naming the node by its endpoint.
 func (c *client) fail(format string, args ...any) error {
 	return payd.Errorf(payd.ErrUpstreamUnavailable, "%s %s: %s", c.network, c.endpoint, fmt.Sprintf(format, args...))
-}
-
-// transportError describes a failed HTTP exchange without the URL that
-// net/http puts in a *url.Error (it strips a password, but not a username
-// nor an API key in the path or query).
-func transportError(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "timed out"
-	}
-	if errors.Is(err, context.Canceled) {
-		return "canceled"
-	}
-	return clip(err.Error())
 }
 
 // clip bounds a message from elsewhere to maxMessage bytes.

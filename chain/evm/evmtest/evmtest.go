@@ -1,8 +1,8 @@
 // Package evmtest runs a real Ethereum chain for tests: go-ethereum's
 // simulated backend (ethclient/simulated, a full geth node that mines a
-// block when told) served over HTTP JSON-RPC on a loopback port, so that
-// package evm's own client talks to geth's own HTTP server as it talks to
-// a node in production. It has funded accounts, signs and sends
+// block when told) served over HTTP and websocket JSON-RPC on a loopback
+// port, so that package evm's own client talks to geth's own servers as it
+// talks to a node in production. It has funded accounts, signs and sends
 // transactions, deploys a real ERC-20 (testdata/Token.sol, compiled with
 // solc 0.8.37) and makes reorgs.
 //
@@ -69,7 +69,7 @@ type Chain struct {
 	t       testing.TB
 	backend *simulated.Backend
 	client  simulated.Client
-	url     string
+	port    int
 	signer  types.Signer
 	token   abi.ABI
 	// nonces are the next nonce of each account that sent: geth's pool
@@ -84,8 +84,8 @@ type Chain struct {
 // funded is how many funded accounts a chain has.
 const funded = 4
 
-// Start starts a chain with funded accounts, its HTTP JSON-RPC server on a
-// loopback port, and closes it when t ends.
+// Start starts a chain with funded accounts, its HTTP and websocket
+// JSON-RPC servers on a loopback port, and closes it when t ends.
 func Start(t testing.TB) *Chain {
 	t.Helper()
 	c := &Chain{t: t, signer: types.LatestSignerForChainID(big.NewInt(ChainID)), nonces: map[common.Address]uint64{}}
@@ -99,7 +99,7 @@ func Start(t testing.TB) *Chain {
 		c.Accounts = append(c.Accounts, a)
 		alloc[common.HexToAddress(a.Address)] = types.Account{Balance: new(big.Int).Mul(big.NewInt(1000), Ether)}
 	}
-	c.backend, c.url = startBackend(t, alloc)
+	c.backend, c.port = startBackend(t, alloc)
 	t.Cleanup(func() { c.backend.Close() })
 	c.client = c.backend.Client()
 	return c
@@ -116,11 +116,11 @@ func NewAccount(t testing.TB, seed string) Account {
 	return Account{Key: key, Address: crypto.PubkeyToAddress(key.PublicKey).Hex()}
 }
 
-// startBackend starts the simulated backend with geth's HTTP server on a
-// free loopback port. The backend builds its own node, so the port is
+// startBackend starts the simulated backend with geth's HTTP and websocket
+// servers on a free loopback port. The backend builds its own node, so the port is
 // chosen before: a port taken in between makes the node fail to start
 // (simulated.NewBackend panics), and another port is tried.
-func startBackend(t testing.TB, alloc types.GenesisAlloc) (*simulated.Backend, string) {
+func startBackend(t testing.TB, alloc types.GenesisAlloc) (*simulated.Backend, int) {
 	t.Helper()
 	var last error
 	for range 5 {
@@ -130,16 +130,17 @@ func startBackend(t testing.TB, alloc types.GenesisAlloc) (*simulated.Backend, s
 		}
 		b, err := newBackend(alloc, port)
 		if err == nil {
-			return b, fmt.Sprintf("http://127.0.0.1:%d", port)
+			return b, port
 		}
 		last = err
 	}
 	t.Fatalf("evmtest: starting the simulated backend: %v", last)
-	return nil, ""
+	return nil, 0
 }
 
-// newBackend is simulated.NewBackend with the HTTP server on port, serving
-// the eth namespace; the panic of a node that cannot start is its error.
+// newBackend is simulated.NewBackend with the HTTP server on port, and the
+// websocket server on the same port (geth serves both on one listener when
+// their ports are equal), serving the eth namespace; the panic of a node that cannot start is its error.
 func newBackend(alloc types.GenesisAlloc, port int) (b *simulated.Backend, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -150,6 +151,9 @@ func newBackend(alloc types.GenesisAlloc, port int) (b *simulated.Backend, err e
 		nc.HTTPHost = "127.0.0.1"
 		nc.HTTPPort = port
 		nc.HTTPModules = []string{"eth", "net", "web3"}
+		nc.WSHost = nc.HTTPHost
+		nc.WSPort = port
+		nc.WSModules = nc.HTTPModules
 	}), nil
 }
 
@@ -164,7 +168,10 @@ func freePort() (int, error) {
 }
 
 // URL is the chain's HTTP JSON-RPC endpoint.
-func (c *Chain) URL() string { return c.url }
+func (c *Chain) URL() string { return fmt.Sprintf("http://127.0.0.1:%d", c.port) }
+
+// WSURL is the chain's websocket JSON-RPC endpoint.
+func (c *Chain) WSURL() string { return fmt.Sprintf("ws://127.0.0.1:%d", c.port) }
 
 // Client is go-ethereum's own client of the chain, for what a test checks
 // beside the code under test.
