@@ -80,10 +80,13 @@ func FuzzLogs(f *testing.F) {
 }
 
 // FuzzAnswer feeds answers to the client's parser: it returns responses or
-// an upstream error, never panics.
+// an upstream error, never panics; and what it reads answers the request
+// with id 1 only with that id, or as an error object without an id.
 func FuzzAnswer(f *testing.F) {
 	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"result":"0x1"}`, `[{"id":1,"result":null},{"id":2,"error":{"code":-1,"message":"x"}}]`,
-		`{"error":{"code":-32600,"message":"batch too large"}}`, `[`, ``, `null`, `[null]`} {
+		`{"error":{"code":-32600,"message":"batch too large"}}`, `[`, ``, `null`, `[null]`,
+		`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"0x1","result":"0x2"}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`, `{"id":"1","result":1}`} {
 		f.Add([]byte(s), true)
 		f.Add([]byte(s), false)
 	}
@@ -92,6 +95,15 @@ func FuzzAnswer(f *testing.F) {
 		rs, err := c.parse("eth_call", b, batch)
 		if err == nil && !batch && len(rs) != 1 {
 			t.Fatalf("one answer read as %d", len(rs))
+		}
+		if err == nil && answers(rs, map[string]int{"1": 0}) {
+			ok := false
+			for _, r := range rs {
+				ok = ok || string(r.ID) == "1" || (r.Error != nil && len(rs) == 1 && (r.ID == nil || string(r.ID) == "null"))
+			}
+			if !ok {
+				t.Fatalf("%s answers the request with id 1", b)
+			}
 		}
 		var blk *rpcBlock
 		json.Unmarshal(b, &blk)

@@ -150,6 +150,10 @@ func (c *client) round(ctx context.Context, calls []rpcCall) error {
 	seen := make([]bool, len(calls))
 	for _, r := range resps {
 		i, ok := byID[string(r.ID)]
+		if !ok && len(resps) == 1 && r.Error != nil {
+			// A node that cannot read a request answers with no id.
+			return c.fail("%s: refused: %s (code %d)", calls[0].method, clip(r.Error.Message), r.Error.Code)
+		}
 		if !ok || seen[i] {
 			return c.fail("%s: the answer has an id that was not asked", calls[0].method)
 		}

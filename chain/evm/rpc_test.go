@@ -214,7 +214,7 @@ func TestNewRefuses(t *testing.T) {
 	}{
 		"bitcoin":             {money.Bitcoin, eth.URL, Options{}},
 		"no price":            {money.Ethereum, eth.URL, Options{Price: nil}},
-		"websocket":           {money.Ethereum, "ws://127.0.0.1:1/KEYinPATH", Options{Price: fixedPrice}},
+		"ftp":                 {money.Ethereum, "ftp://alice:hunter2@127.0.0.1/KEYinPATH", Options{Price: fixedPrice}},
 		"no host":             {money.Ethereum, "http:///KEYinPATH", Options{Price: fixedPrice}},
 		"polygon as ethereum": {money.Ethereum, poly.URL, Options{Price: fixedPrice}},
 		"ethereum as polygon": {money.Polygon, eth.URL, Options{}},
