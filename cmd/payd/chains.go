@@ -36,9 +36,8 @@ func (c *Config) chains(getenv func(string) string) ([]chainSpec, error) {
 		if !ok {
 			return nil, usagef("--chain %q: the network must be one of bitcoin, ethereum, polygon, solana, tron", name)
 		}
-		u, err := url.Parse(raw)
-		if err != nil || u.Host == "" || !strings.HasPrefix(u.Scheme, "http") {
-			return nil, usagef("--chain %s: the node's URL must be http(s)://[USER:PASS@]HOST:PORT[/PATH]", n)
+		if err := checkNodeURL(n, raw); err != nil {
+			return nil, err
 		}
 		switch {
 		case seen[n]:
@@ -50,6 +49,28 @@ func (c *Config) chains(getenv func(string) string) ([]chainSpec, error) {
 		out = append(out, chainSpec{network: n, url: raw})
 	}
 	return out, nil
+}
+
+// checkNodeURL checks the scheme and host of a --chain URL: http(s), or
+// ws(s) for an EVM node (CONTRACT.md), which chain/evm reaches over one
+// websocket connection. The message never repeats the URL.
+func checkNodeURL(n money.Network, raw string) error {
+	evm := n == money.Ethereum || n == money.Polygon
+	u, err := url.Parse(raw)
+	if err == nil && u.Host != "" {
+		switch u.Scheme {
+		case "http", "https":
+			return nil
+		case "ws", "wss":
+			if evm {
+				return nil
+			}
+		}
+	}
+	if evm {
+		return usagef("--chain %s: the node's URL must be http(s)://[USER:PASS@]HOST:PORT[/PATH] or ws(s)://…", n)
+	}
+	return usagef("--chain %s: the node's URL must be http(s)://[USER:PASS@]HOST:PORT[/PATH]", n)
 }
 
 // tokens parses --token NETWORK:ASSET=CONTRACT.
