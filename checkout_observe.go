@@ -104,7 +104,12 @@ func (c *Checkout) forget(p *Payment, seen []Transfer, explorer func(string) str
 		return o
 	}
 	if c.Status == CheckoutProcessing && !c.waiting() {
+		// Back to what it was before the transfer arrived: underpaid when
+		// part of the quote was counted already, open otherwise.
 		c.Status = CheckoutOpen
+		if c.received(true).Sign() > 0 {
+			c.Status = CheckoutUnderpaid
+		}
 	}
 	if _, ok := c.LastSent(); !ok {
 		c.SentAt = nil

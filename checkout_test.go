@@ -586,3 +586,27 @@ func TestCheckoutReplacedTransfer(t *testing.T) {
 		t.Fatalf("the old transfer back: payment %s, events %v", p.Status, eventTypes(p))
 	}
 }
+
+// The rest of an underpaid checkout's quote, detected and then dropped,
+// leaves the checkout underpaid, so its quote ends as an underpaid one's
+// does.
+func TestCheckoutDroppedRemainderStaysUnderpaid(t *testing.T) {
+	p := mustPayment(t)
+	c := openFor(t, p, false)
+	c.Observe(p, []Transfer{xfer("0xa", "60.00", 2)}, explorer, testNow)
+	if c.Status != CheckoutUnderpaid || p.Status != PaymentUnderpaid {
+		t.Fatalf("after 60 of 100: checkout %s, payment %s", c.Status, p.Status)
+	}
+	c.Observe(p, []Transfer{xfer("0xa", "60.00", 3), xfer("0xb", "40.00", 0)}, explorer, testNow.Add(time.Minute))
+	if c.Status != CheckoutProcessing {
+		t.Fatalf("with the rest on its way: checkout %s", c.Status)
+	}
+	c.Observe(p, []Transfer{xfer("0xa", "60.00", 3)}, explorer, testNow.Add(2*time.Minute))
+	if c.Status != CheckoutUnderpaid {
+		t.Fatalf("with the rest dropped: checkout %s", c.Status)
+	}
+	c.Observe(p, []Transfer{xfer("0xa", "60.00", 3)}, explorer, c.ExpiresAt)
+	if c.Status != CheckoutExpired || p.Events[len(p.Events)-1].Type != EventExpired {
+		t.Fatalf("at the quote's end: checkout %s, events %v", c.Status, eventTypes(p))
+	}
+}

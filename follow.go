@@ -45,11 +45,13 @@ type ChainStore interface {
 	// when there is none.
 	ChainBlock(ctx context.Context, n money.Network, height int64) (Block, error)
 	// AddChainBlock stores b as processed, and its transfers as confirmed
-	// in it (those stored while they waited included).
+	// in it (those stored while they waited included). conflict when the
+	// block stored at the height below is not b's parent.
 	AddChainBlock(ctx context.Context, n money.Network, b Block, now time.Time) error
-	// UnwindChainBlock forgets the processed block of n at height,
-	// orphaned by a reorg: its transfers are unconfirmed again.
-	UnwindChainBlock(ctx context.Context, n money.Network, height int64) error
+	// UnwindChainBlock forgets the processed block b of n, orphaned by a
+	// reorg: its transfers are unconfirmed again. not_found when b is not
+	// the block stored at its height.
+	UnwindChainBlock(ctx context.Context, n money.Network, b BlockRef) error
 	// AddPendingTransfers stores transfers waiting unconfirmed; those
 	// stored already are left as they are.
 	AddPendingTransfers(ctx context.Context, n money.Network, ts []Transfer, now time.Time) error

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/big"
+	"slices"
 	"time"
 
 	"payd"
@@ -35,9 +36,22 @@ func scanBlock(row rowScanner) (payd.Block, error) {
 }
 
 // AddChainBlock stores b and its transfers as confirmed in it; see
-// payd.ChainStore. A transfer stored while it waited takes the block.
+// payd.ChainStore. A transfer stored while it waited takes the block. The
+// block must connect: conflict when a block is stored at the height below
+// and is not b's parent, so two followers racing (a lease lost mid-run)
+// can never leave an orphan buried under a block that does connect.
 func (q *queries) AddChainBlock(ctx context.Context, n money.Network, b payd.Block, now time.Time) (err error) {
 	defer fail(&err, "chain block", "store.AddChainBlock(%s, %d)", n, b.Height)
+	var below string
+	err = q.ex.QueryRowContext(ctx, `SELECT hash FROM chain_blocks WHERE network = $1 AND height = $2`+q.lockRow(),
+		string(n), b.Height-1).Scan(&below)
+	switch {
+	case err == nil && below != b.Parent:
+		return payd.Errorf(payd.ErrConflict, "block %s at %d does not connect to the stored block %s below it",
+			b.Hash, b.Height, below)
+	case err != nil && err != sql.ErrNoRows:
+		return err
+	}
 	if _, err := q.ex.ExecContext(ctx, `INSERT INTO chain_blocks (network, height, hash, parent, stored_at)
 		VALUES ($1, $2, $3, $4, $5)`, string(n), b.Height, b.Hash, b.Parent, micros(now)); err != nil {
 		return err
@@ -70,19 +84,17 @@ func chainTransferArgs(n money.Network, t payd.Transfer, height int64, hash stri
 		micros(now)}
 }
 
-// UnwindChainBlock forgets an orphaned block; see payd.ChainStore.
-func (q *queries) UnwindChainBlock(ctx context.Context, n money.Network, height int64) (err error) {
-	defer fail(&err, "chain block", "store.UnwindChainBlock(%s, %d)", n, height)
-	var hash string
-	if err := q.ex.QueryRowContext(ctx, `SELECT hash FROM chain_blocks WHERE network = $1 AND height = $2`,
-		string(n), height).Scan(&hash); err != nil {
+// UnwindChainBlock forgets an orphaned block; see payd.ChainStore. It
+// names the block by height and hash: not_found when another block is
+// stored there now (another follower moved on), which changes nothing.
+func (q *queries) UnwindChainBlock(ctx context.Context, n money.Network, b payd.BlockRef) (err error) {
+	defer fail(&err, "chain block", "store.UnwindChainBlock(%s, %d)", n, b.Height)
+	if err := affected(q.ex.ExecContext(ctx, `DELETE FROM chain_blocks WHERE network = $1 AND height = $2 AND hash = $3`,
+		string(n), b.Height, b.Hash)); err != nil {
 		return err
 	}
-	if _, err := q.ex.ExecContext(ctx, `UPDATE chain_transfers SET height = NULL, block_hash = NULL
-		WHERE network = $1 AND block_hash = $2`, string(n), hash); err != nil {
-		return err
-	}
-	_, err = q.ex.ExecContext(ctx, `DELETE FROM chain_blocks WHERE network = $1 AND height = $2`, string(n), height)
+	_, err = q.ex.ExecContext(ctx, `UPDATE chain_transfers SET height = NULL, block_hash = NULL
+		WHERE network = $1 AND block_hash = $2`, string(n), b.Hash)
 	return err
 }
 
@@ -102,8 +114,10 @@ func (q *queries) AddPendingTransfers(ctx context.Context, n money.Network, ts [
 // payd.ChainStore.
 func (q *queries) UnconfirmedTxs(ctx context.Context, n money.Network) (_ []string, err error) {
 	defer fail(&err, "chain transfer", "store.UnconfirmedTxs(%s)", n)
-	return queryAll(ctx, q.ex, scanString, `SELECT DISTINCT tx_hash FROM chain_transfers
-		WHERE network = $1 AND block_hash IS NULL ORDER BY tx_hash`, string(n))
+	all, err := queryAll(ctx, q.ex, scanString, `SELECT tx_hash FROM chain_transfers
+		WHERE network = $1 AND block_hash IS NULL`, string(n))
+	slices.Sort(all)
+	return slices.Compact(all), err
 }
 
 // DropUnconfirmed deletes the unconfirmed transfers of txs; see
@@ -168,8 +182,11 @@ func (q *queries) WatchedAddresses(ctx context.Context, n money.Network, now, si
 		return queryAll(ctx, q.ex, scanString, `SELECT address FROM checkouts
 			WHERE network = $1 AND watch_until > $2`, string(n), micros(now))
 	}
+	// +watch_until keeps SQLite, which has no statistics, on
+	// checkouts_network_created: the range of the last minute, not every
+	// watched checkout.
 	return queryAll(ctx, q.ex, scanString, `SELECT address FROM checkouts
-		WHERE network = $1 AND created_at >= $2 AND watch_until > $3`, string(n), micros(since), micros(now))
+		WHERE network = $1 AND created_at >= $2 AND +watch_until > $3`, string(n), micros(since), micros(now))
 }
 
 // SaveChainStatus stores a network's status; see payd.ChainStore.
@@ -221,8 +238,8 @@ func (db *DB) AddChainBlock(ctx context.Context, n money.Network, b payd.Block, 
 
 // UnwindChainBlock forgets an orphaned block in one transaction; see
 // payd.ChainStore.
-func (db *DB) UnwindChainBlock(ctx context.Context, n money.Network, height int64) error {
-	return db.atomic(ctx, func(ctx context.Context, q *queries) error { return q.UnwindChainBlock(ctx, n, height) })
+func (db *DB) UnwindChainBlock(ctx context.Context, n money.Network, b payd.BlockRef) error {
+	return db.atomic(ctx, func(ctx context.Context, q *queries) error { return q.UnwindChainBlock(ctx, n, b) })
 }
 
 // AddPendingTransfers stores waiting transfers; see payd.ChainStore.

@@ -37,7 +37,8 @@ type FollowOptions struct {
 	// DropAfter is how long an unconfirmed transaction must stay unknown
 	// to the node before it is taken as gone: a node reorganising puts the
 	// orphaned blocks' transactions back in its pool a moment after it
-	// switched branches.
+	// switched branches, and a restarted node reloads (bitcoind) or
+	// relearns from its peers (btcd) its mempool over minutes.
 	DropAfter time.Duration
 }
 
@@ -64,7 +65,7 @@ func (o FollowOptions) withDefaults() FollowOptions {
 		o.MaxBackoff = 30 * time.Second
 	}
 	if o.DropAfter <= 0 {
-		o.DropAfter = 3 * time.Second
+		o.DropAfter = 10 * time.Minute
 	}
 	return o
 }
@@ -99,6 +100,8 @@ type Follower struct {
 	refreshedAt time.Time
 	rebuiltAt   time.Time
 	resumed     bool
+	leasedAt    time.Time // when this run last took or renewed the lease
+	checked     bool      // the node's chain was compared with the stored one
 	retryAt     time.Time
 	backoff     time.Duration
 	missing     map[string]time.Time // unconfirmed txs the node did not know, since
@@ -186,15 +189,58 @@ func (f *Follower) RunOnce(ctx context.Context) error {
 	name := f.node.Name()
 	held, err := f.store.AcquireLease(ctx, "follow:"+string(name), f.holder, now, now.Add(f.opts.Lease))
 	if err != nil || !held {
-		f.resumed = false // another replica may move the chain on meanwhile
+		// Another replica may move the chain on meanwhile: what this one
+		// noted of it is stale.
+		f.resumed, f.missing = false, nil
 		return err
 	}
+	f.leasedAt = now
 	if now.Before(f.retryAt) {
 		return nil
 	}
 	err = f.follow(ctx, now)
+	if err != nil {
+		f.missing = nil
+	}
 	f.record(ctx, now, err)
 	return err
+}
+
+// renew extends the lease while a long run (a catch-up over a slow node)
+// goes on, so no other replica starts following the same chain; false
+// when it was lost, which ends the run.
+func (f *Follower) renew(ctx context.Context) (bool, error) {
+	now := f.clock.Now()
+	if now.Sub(f.leasedAt) < f.opts.Lease/3 {
+		return true, nil
+	}
+	held, err := f.store.AcquireLease(ctx, "follow:"+string(f.node.Name()), f.holder, now, now.Add(f.opts.Lease))
+	if held {
+		f.leasedAt = now
+	}
+	return held, err
+}
+
+// checkChain refuses to follow a node on another chain than the one the
+// stored blocks come from (a mainnet database pointed at a testnet node):
+// its blocks would unwind everything processed.
+func (f *Follower) checkChain(ctx context.Context) error {
+	if f.checked {
+		return nil
+	}
+	all, err := f.store.ChainStatuses(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range all {
+		if s.Network == f.node.Name() && s.Chain != "" && s.Chain != f.node.Chain() {
+			return payd.Errorf(payd.ErrConflict, "the %s node follows %s, but this database followed %s: "+
+				"point --chain %s at a node of %s, or use another database", s.Network, f.node.Chain(), s.Chain,
+				s.Network, s.Chain)
+		}
+	}
+	f.checked = true
+	return nil
 }
 
 // record notes the run's outcome in the status, stored when it changed
@@ -232,6 +278,9 @@ func (f *Follower) record(ctx context.Context, now time.Time, err error) {
 // follow is one run: the watched set brought up to date, the chain
 // followed to the tip, then the mempool read.
 func (f *Follower) follow(ctx context.Context, now time.Time) error {
+	if err := f.checkChain(ctx); err != nil {
+		return err
+	}
 	if err := f.refresh(ctx, now); err != nil {
 		return err
 	}
@@ -247,6 +296,7 @@ func (f *Follower) follow(ctx context.Context, now time.Time) error {
 	}
 	f.behind = head.Hash != tip.Hash
 	if f.behind {
+		f.missing = nil // pending does not run: its grace starts again
 		return nil
 	}
 	return f.pending(ctx, tip, now)
@@ -318,6 +368,22 @@ func (f *Follower) advance(ctx context.Context, tip payd.BlockRef, now time.Time
 		}
 	}()
 	for i := 0; i < f.opts.Batch && head.Hash != tip.Hash; i++ {
+		if held, err := f.renew(ctx); err != nil || !held {
+			f.resumed = false
+			return head, err
+		}
+		if head.Height > tip.Height {
+			// A node behind what was processed (syncing again, or a
+			// lagging backend of a provider) is not a reorg when its tip
+			// is a block processed already: wait for it.
+			if stored, err := f.store.ChainBlock(ctx, name, tip.Height); err == nil && stored.Hash == tip.Hash {
+				return head, payd.Errorf(payd.ErrUpstreamUnavailable,
+					"the node is %d blocks behind what payd processed (its tip %d, processed %d): it is syncing or lagging",
+					head.Height-tip.Height, tip.Height, head.Height)
+			} else if err != nil && !payd.IsNotFound(err) {
+				return head, err
+			}
+		}
 		if head.Height >= tip.Height {
 			// The node's best chain is no longer than what was processed
 			// and ends elsewhere: the head was orphaned.
@@ -373,7 +439,7 @@ func (f *Follower) unwind(ctx context.Context, head payd.Block, now time.Time) (
 	name := f.node.Name()
 	f.log.Warn("reorg: a processed block left the best chain; its transfers wait again",
 		slog.Int64("height", head.Height), slog.String("hash", head.Hash))
-	if err := f.store.UnwindChainBlock(ctx, name, head.Height); err != nil {
+	if err := f.store.UnwindChainBlock(ctx, name, head.BlockRef); err != nil {
 		return head, err
 	}
 	prev, err := f.store.ChainBlock(ctx, name, head.Height-1)

@@ -28,6 +28,7 @@ type memNode struct {
 	forks   int
 	down    bool
 	reads   int
+	chain   string
 }
 
 func newMemNode() *memNode {
@@ -58,7 +59,12 @@ func (n *memNode) reorg(depth int) {
 	n.blocks = n.blocks[:len(n.blocks)-depth]
 }
 
-func (n *memNode) Chain() string { return "memory" }
+func (n *memNode) Chain() string {
+	if n.chain == "" {
+		return "memory"
+	}
+	return n.chain
+}
 
 func (n *memNode) Tip(context.Context) (payd.BlockRef, error) {
 	n.mu.Lock()
@@ -230,6 +236,51 @@ func TestFollowerPaysThroughReplacementAndReorg(t *testing.T) {
 		statuses, _ = db.ChainStatuses(ctx)
 		if statuses[0].Error != "" || statuses[0].Head.Height != tip.Height+1 || statuses[0].Lag() != 0 {
 			t.Fatalf("status once back = %+v", statuses[0])
+		}
+	})
+}
+
+// TestFollowerLaggingNodeAndOtherChain: a node behind what was processed
+// (syncing, a lagging backend) is waited for, not taken as a reorg; a
+// node on another chain than the stored blocks' is refused.
+func TestFollowerLaggingNodeAndOtherChain(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+		node := newMemNode()
+		log := storetest.Logger(t)
+		f := NewFollower(db, node, clk, log, FollowOptions{Lease: 10 * time.Second})
+		must(t, f.RunOnce(ctx))
+		node.do(func() {
+			for range 5 {
+				node.mine()
+			}
+		})
+		must(t, f.RunOnce(ctx))
+		head, err := db.ChainHead(ctx, money.Polygon)
+		must(t, err)
+		var saved []payd.Block
+		node.do(func() { saved = node.blocks[4:]; node.blocks = node.blocks[:4] }) // the node lags by two
+		if err := f.RunOnce(ctx); payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
+			t.Fatalf("RunOnce on a lagging node = %v", err)
+		}
+		if again, _ := db.ChainHead(ctx, money.Polygon); again.BlockRef != head.BlockRef {
+			t.Fatalf("a lagging node unwound %+v to %+v", head.BlockRef, again.BlockRef)
+		}
+		node.do(func() { node.blocks = append(node.blocks, saved...) })
+		clk.Advance(time.Minute)
+		must(t, f.RunOnce(ctx))
+
+		clk.Advance(time.Minute)
+		f.Stop()
+		other := &memNode{chain: "another"}
+		other.mine()
+		g := NewFollower(db, other, clk, log, FollowOptions{Lease: 10 * time.Second})
+		if err := g.RunOnce(ctx); payd.ErrorCode(err) != payd.ErrConflict {
+			t.Fatalf("RunOnce on a node of another chain = %v", err)
+		}
+		if again, _ := db.ChainHead(ctx, money.Polygon); again.BlockRef != head.BlockRef {
+			t.Fatalf("a node of another chain moved the head %+v to %+v", head.BlockRef, again.BlockRef)
 		}
 	})
 }

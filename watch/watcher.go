@@ -198,7 +198,7 @@ func (w *Watcher) watchPage(ctx context.Context, page []*payd.Checkout, now time
 		if !stale(c, ts, now) {
 			continue
 		}
-		if err := w.apply(ctx, c.ID, ts, now); err != nil {
+		if err := w.apply(ctx, c.ID, c.Version, ts, now); err != nil {
 			errs = append(errs, fmt.Errorf("checkout %s: %w", c.ID, err))
 		}
 	}
@@ -232,12 +232,18 @@ func stale(c *payd.Checkout, ts []payd.Transfer, now time.Time) bool {
 
 // apply observes the report on the checkout read again in a transaction,
 // and stores the checkout, the payment, the stats and the holdings it
-// moved, together.
-func (w *Watcher) apply(ctx context.Context, id string, ts []payd.Transfer, now time.Time) error {
+// moved, together. A checkout changed since the page was read (version
+// moved) is left to the next run, which reads it and the network again:
+// a report older than the checkout, from a watcher that lost its lease,
+// could otherwise take back a transfer seen since.
+func (w *Watcher) apply(ctx context.Context, id string, version int, ts []payd.Transfer, now time.Time) error {
 	return w.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
 		c, err := q.CheckoutByID(ctx, id)
 		if err != nil {
 			return err
+		}
+		if c.Version != version {
+			return nil
 		}
 		p, err := q.PaymentByID(ctx, c.BusinessID, c.PaymentID)
 		if err != nil {

@@ -50,7 +50,7 @@ func startBTCServe(t *testing.T, dsn string) *btcServe {
 // serve (re)starts payd serve on the node.
 func (b *btcServe) serve() {
 	b.t.Helper()
-	b.srv = startServe(b.t, b.dsn, "--chain", "bitcoin="+b.node.URL(), "--rates", "static", "--follow-interval", "100ms",
+	b.srv = startServe(b.t, b.dsn, "--chain", "bitcoin="+b.node.URL(), "--rates", "static", "--follow-interval", "100ms", "--drop-after", "2s",
 		"--confirmations", "bitcoin=2")
 	b.api.base = b.srv.base
 }

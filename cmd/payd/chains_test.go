@@ -30,7 +30,7 @@ func TestServeFollowsBitcoinRegtest(t *testing.T) {
 		if err := json.Unmarshal(out, &biz); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
-		s := startServe(t, dsn, "--chain", "bitcoin="+node.URL(), "--rates", "static", "--follow-interval", "100ms",
+		s := startServe(t, dsn, "--chain", "bitcoin="+node.URL(), "--rates", "static", "--follow-interval", "100ms", "--drop-after", "2s",
 			"--confirmations", "bitcoin=2")
 		api := apiClient{t: t, base: s.base, key: biz.SecretKey}
 		pay := api.call(201, "POST", "/payments", map[string]any{"amount": 2500, "currency": "USD"})

@@ -91,7 +91,7 @@ func newBTCCrashRun(t *testing.T, bin, dsn string) *btcCrashRun {
 	}
 	srv, quit := &child{bin: bin, dsn: dsn, addr: addr, log: logf}, make(chan struct{})
 	r := &btcCrashRun{node: node, dsn: dsn, args: []string{"serve", "--addr", addr, "--database", dsn,
-		"--chain", "bitcoin=" + node.URL(), "--rates", "static", "--follow-interval", "100ms",
+		"--chain", "bitcoin=" + node.URL(), "--rates", "static", "--follow-interval", "100ms", "--drop-after", "2s",
 		"--confirmations", fmt.Sprintf("bitcoin=%d", crashRequired["bitcoin"]), "--trusted-proxies", "127.0.0.1/32"}}
 	t.Cleanup(func() { close(quit); srv.kill(); logf.Close() }) // before the schema is dropped
 	seed := uint64(clock.Real{}.Now().UnixNano())

@@ -41,7 +41,7 @@ func startEVMShop(t *testing.T, dsn string) *evmShop {
 		t.Fatalf("%v: %s", err, out)
 	}
 	s := startServe(t, dsn, "--chain", "ethereum="+chain.URL(), "--token", "ethereum:USDC="+usdc, "--rates", "static",
-		"--follow-interval", "100ms", "--confirmations", "ethereum=3")
+		"--follow-interval", "100ms", "--drop-after", "2s", "--confirmations", "ethereum=3")
 	return &evmShop{chain: chain, usdc: usdc, api: apiClient{t: t, base: s.base, key: biz.SecretKey}, dsn: dsn}
 }
 

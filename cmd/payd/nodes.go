@@ -113,10 +113,11 @@ func networks(dn *devnet.Devnet, followers map[money.Network]*watch.Follower) ma
 
 // newFollowers makes a follower per real node.
 func newFollowers(db *store.DB, nodes map[money.Network]payd.Node, clk clock.Clock, log *slog.Logger,
-	interval time.Duration) map[money.Network]*watch.Follower {
+	cfg *Config) map[money.Network]*watch.Follower {
 	out := map[money.Network]*watch.Follower{}
 	for n, node := range nodes {
-		out[n] = watch.NewFollower(db, node, clk, log, watch.FollowOptions{Interval: interval})
+		out[n] = watch.NewFollower(db, node, clk, log, watch.FollowOptions{Interval: cfg.FollowInterval,
+			DropAfter: cfg.DropAfter})
 	}
 	return out
 }

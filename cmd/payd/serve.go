@@ -87,7 +87,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	followers := newFollowers(db, nodes, clk, log, cfg.FollowInterval)
+	followers := newFollowers(db, nodes, clk, log, &cfg)
 	nets := networks(dn, followers)
 	warnUnpayable(log, nets)
 	// --dev delivers to local receivers (http, loopback); production only

@@ -45,7 +45,10 @@ func testChain(t *testing.T, b *bundle) {
 			t.Fatalf("UnconfirmedTxs after mining = %v", txs)
 		}
 		// A reorg orphans block 11: its transfers wait again.
-		must(t, st.UnwindChainBlock(ctx, n, 11))
+		wantCode(t, st.UnwindChainBlock(ctx, n, payd.BlockRef{Height: 11, Hash: "0xother"}), payd.ErrNotFound)
+		wantCode(t, st.AddChainBlock(ctx, n, payd.Block{BlockRef: payd.BlockRef{Height: 12, Hash: "0xb12"}, Parent: "0xelse"}, t0),
+			payd.ErrConflict)
+		must(t, st.UnwindChainBlock(ctx, n, payd.BlockRef{Height: 11, Hash: "0xb11"}))
 		head, err = st.ChainHead(ctx, n)
 		must(t, err)
 		if head.Height != 10 {
