@@ -129,7 +129,7 @@ func (s *Server) checkoutTarget(ctx context.Context, ch checkoutChoice) (*checko
 	if tg.cs, err = s.checkoutSettings(ctx, s.store, bizID); err != nil {
 		return nil, err
 	}
-	if err := checkAccepted(s.avail, tg.cs, ch); err != nil {
+	if err := checkAccepted(s.avail(), tg.cs, ch); err != nil {
 		return nil, err
 	}
 	if err := s.pauses.check(ctx, "network:"+string(ch.network)); err != nil {

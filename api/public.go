@@ -156,7 +156,7 @@ func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.C
 	if err != nil {
 		return checkoutOffer{}, err
 	}
-	cs = s.avail.Restrict(cs)
+	cs = s.avail().Restrict(cs)
 	if payer == nil {
 		payer = &cs.FeePayer
 	}

@@ -72,8 +72,6 @@ type Server struct {
 	pauses  *pauseCache
 	// deposits derives checkouts' deposits ahead of their transactions.
 	deposits *depositsAhead
-	// avail is what can be paid here; it cuts every offer down (payd.Availability).
-	avail   payd.Availability
 	cursors cursorCodec
 	opts    Options
 	mux     *http.ServeMux
@@ -112,7 +110,6 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		keys:     newKeyCache(o.Store, o.Clock, o.KeyCacheTTL),
 		pauses:   newPauseCache(o.Store, o.Clock, time.Second),
 		deposits: newDepositsAhead(o.Networks),
-		avail:    availability(o.Networks),
 		cursors:  cursorCodec{key: []byte(secret)},
 		mux:      http.NewServeMux(),
 		// Several payd serve processes share a PostgreSQL database; one
@@ -127,15 +124,17 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	return s, nil
 }
 
-// availability is what the wired adapters can take: the networks with an
-// adapter and the coins each takes, and no card, for no card provider
-// exists yet.
-func availability(nets map[money.Network]payd.Network) payd.Availability {
+// avail is what can be paid here, and cuts every offer down
+// (payd.Availability): the networks with an adapter and the coins each
+// takes now, and no card, for no card provider exists yet. It is asked
+// each time: a real node payd could not reach at start takes its coins
+// once it answers.
+func (s *Server) avail() payd.Availability {
 	a := payd.Availability{Assets: map[money.Network][]money.Asset{}}
 	for _, n := range money.Networks {
-		if nets[n] != nil {
+		if net := s.opts.Networks[n]; net != nil {
 			a.Networks = append(a.Networks, n)
-			a.Assets[n] = nets[n].Assets()
+			a.Assets[n] = net.Assets()
 		}
 	}
 	return a

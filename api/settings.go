@@ -35,7 +35,7 @@ func toCheckoutSettings(cs *payd.CheckoutSettings) checkoutSettings {
 func (s *Server) checkoutSettings(ctx context.Context, q payd.CheckoutSettingsStore, bizID string) (*payd.CheckoutSettings, error) {
 	cs, err := q.CheckoutSettings(ctx, bizID)
 	if payd.IsNotFound(err) {
-		return s.avail.Defaults(bizID), nil
+		return s.avail().Defaults(bizID), nil
 	}
 	return cs, err
 }
@@ -97,7 +97,7 @@ func (s *Server) patchCheckoutSettings(w http.ResponseWriter, r *http.Request) e
 			return nil, err
 		}
 		if req.AcceptedRails != nil {
-			if err := s.avail.CheckRails(cs.AcceptedRails); err != nil {
+			if err := s.avail().CheckRails(cs.AcceptedRails); err != nil {
 				return nil, err
 			}
 		}

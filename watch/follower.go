@@ -126,7 +126,7 @@ func (s keySet) Has(key string) bool {
 // NewFollower returns the follower of node.
 func NewFollower(st payd.Store, node payd.Node, clk clock.Clock, log *slog.Logger, o FollowOptions) *Follower {
 	return &Follower{store: st, node: node, clock: clk, opts: o.withDefaults(), holder: payd.NewID("fol_"),
-		log:     log.With(slog.String("network", string(node.Name())), slog.String("chain", node.Chain())),
+		log:     log.With(slog.String("network", string(node.Name()))),
 		changed: make(chan struct{})}
 }
 
@@ -278,14 +278,14 @@ func (f *Follower) record(ctx context.Context, now time.Time, err error) {
 // follow is one run: the watched set brought up to date, the chain
 // followed to the tip, then the mempool read.
 func (f *Follower) follow(ctx context.Context, now time.Time) error {
+	tip, err := f.node.Tip(ctx)
+	if err != nil {
+		return err
+	}
 	if err := f.checkChain(ctx); err != nil {
 		return err
 	}
 	if err := f.refresh(ctx, now); err != nil {
-		return err
-	}
-	tip, err := f.node.Tip(ctx)
-	if err != nil {
 		return err
 	}
 	f.status.Tip = tip
@@ -349,7 +349,8 @@ func (f *Follower) advance(ctx context.Context, tip payd.BlockRef, now time.Time
 		if err := f.store.AddChainBlock(ctx, name, b, now); err != nil {
 			return payd.Block{}, err
 		}
-		f.log.Info("following the chain from its tip", slog.Int64("height", b.Height), slog.String("hash", b.Hash))
+		f.log.Info("following the chain from its tip", slog.String("chain", f.node.Chain()), slog.Int64("height", b.Height),
+			slog.String("hash", b.Hash))
 		f.resumed = true
 		f.notify()
 		return b, nil
@@ -358,7 +359,8 @@ func (f *Follower) advance(ctx context.Context, tip payd.BlockRef, now time.Time
 		return payd.Block{}, err
 	}
 	if !f.resumed {
-		f.log.Info("following the chain", slog.Int64("from_height", head.Height+1), slog.Int64("tip", tip.Height))
+		f.log.Info("following the chain", slog.String("chain", f.node.Chain()), slog.Int64("from_height", head.Height+1),
+			slog.Int64("tip", tip.Height))
 		f.resumed = true
 	}
 	changed := false
@@ -372,21 +374,13 @@ func (f *Follower) advance(ctx context.Context, tip payd.BlockRef, now time.Time
 			f.resumed = false
 			return head, err
 		}
-		if head.Height > tip.Height {
-			// A node behind what was processed (syncing again, or a
-			// lagging backend of a provider) is not a reorg when its tip
-			// is a block processed already: wait for it.
-			if stored, err := f.store.ChainBlock(ctx, name, tip.Height); err == nil && stored.Hash == tip.Hash {
-				return head, payd.Errorf(payd.ErrUpstreamUnavailable,
-					"the node is %d blocks behind what payd processed (its tip %d, processed %d): it is syncing or lagging",
-					head.Height-tip.Height, tip.Height, head.Height)
-			} else if err != nil && !payd.IsNotFound(err) {
-				return head, err
-			}
-		}
 		if head.Height >= tip.Height {
 			// The node's best chain is no longer than what was processed
-			// and ends elsewhere: the head was orphaned.
+			// and ends elsewhere: the head was orphaned. (A node merely
+			// behind, syncing again or a provider's lagging backend, looks
+			// the same from here; unwinding then costs only confirmations
+			// shown lower until it catches up, where trusting a shorter
+			// branch could count an orphaned transfer.)
 			head, err = f.unwind(ctx, head, now)
 			changed = true
 			if err != nil {

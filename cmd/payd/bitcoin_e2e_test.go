@@ -14,6 +14,7 @@ import (
 	"payd/chain/bitcoin/btcdtest"
 	"payd/clock"
 	"payd/money"
+	"payd/store/storetest"
 )
 
 // The scenarios of issue 16 through payd serve, without --dev, on a real
@@ -312,4 +313,39 @@ func btcNetworks(t *testing.T, dsn string) []networkStatus {
 		t.Fatal(err)
 	}
 	return status.Data
+}
+
+// TestServeStartsWithNodeDown starts payd serve while its bitcoin node is
+// down: serve starts anyway (the other networks would go on), bitcoin is
+// offered nothing and refuses checkouts; once the node answers, the
+// follower connects it and BTC checkouts open.
+func TestServeStartsWithNodeDown(t *testing.T) {
+	dsn := storetest.SQLiteDSN(t)
+	b := &btcServe{t: t, dsn: dsn, node: btcdtest.Start(t)}
+	cli(t, dsn, "migrate")
+	var biz newBusiness
+	out := cli(t, dsn, "business", "create", "--name", "Shop", "--email", "o@shop.example", "--wallet", "generate", "--json")
+	if err := json.Unmarshal(out, &biz); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	b.api.t, b.api.key = t, biz.SecretKey
+	b.node.Stop()
+	b.srv = startServe(t, dsn, "--chain", "bitcoin="+b.node.URL(), "--rates", "static", "--follow-interval", "100ms",
+		"--node-wait", "1s")
+	b.api.base = b.srv.base
+	pay := b.api.call(201, "POST", "/payments", map[string]any{"amount": 1000, "currency": "USD"})
+	b.api.call(400, "POST", "/checkouts", map[string]any{"payment_id": pay["id"], "rail": "crypto", "asset": "BTC",
+		"network": "bitcoin"})
+	b.node.Restart()
+	for deadline := (clock.Real{}).Now().Add(30 * time.Second); ; {
+		code, body := b.api.try("POST", "/checkouts", map[string]any{"payment_id": pay["id"], "rail": "crypto",
+			"asset": "BTC", "network": "bitcoin"})
+		if code == 201 {
+			break
+		}
+		if (clock.Real{}).Now().After(deadline) {
+			t.Fatalf("BTC checkouts still refused 30 s after the node came back: %d %s", code, body)
+		}
+		<-clockAfter(100 * time.Millisecond)
+	}
 }

@@ -52,6 +52,9 @@ type Config struct {
 	// DropAfter is how long a waiting transaction may be unknown to its
 	// node before payd takes it as replaced or double-spent.
 	DropAfter time.Duration
+	// NodeWait is how long serve waits at start for each --chain node
+	// before it starts without it (its network offered once it answers).
+	NodeWait time.Duration
 }
 
 // listFlag is a repeatable flag; one value may also list several, comma
@@ -98,6 +101,7 @@ func (c *Config) addServeFlags(fs *flag.FlagSet) {
 	fs.Var(&c.Explorers, "explorer", "NETWORK=URL: the explorer base URL of a network's transaction pages (repeatable)")
 	fs.StringVar(&c.Rates, "rates", "live", "exchange rates: live (public sources) or static (the --dev table, for isolated test set-ups)")
 	fs.DurationVar(&c.FollowInterval, "follow-interval", time.Second, "how often each followed node's tip is read")
+	fs.DurationVar(&c.NodeWait, "node-wait", 10*time.Second, "how long serve waits at start for each --chain node before it starts without it")
 	fs.DurationVar(&c.DropAfter, "drop-after", 10*time.Minute, "how long a waiting transaction may be unknown to its node before it counts as replaced or double-spent")
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"payd"
@@ -15,11 +16,6 @@ import (
 	"payd/store"
 	"payd/watch"
 )
-
-// nodeWait is how long payd serve waits at start for each --chain node to
-// answer: the chain it follows decides how addresses are written, so a
-// network whose node never answered cannot be offered.
-const nodeWait = 30 * time.Second
 
 // pricer is where the adapters' fee estimates get coin prices: the latest
 // exchange-rate snapshot.
@@ -65,28 +61,175 @@ func openNodes(ctx context.Context, cfg *Config, getenv func(string) string, rat
 					Explorer: explorers[s.network], Price: price, Clock: clk})
 			}
 		}
-		node, err := retryOpen(ctx, clk, open)
-		if err != nil {
-			return nil, fmt.Errorf("--chain %s: the node at %s does not answer: %w", s.network, nodeAddress(s.url), err)
+		node, err := retryOpen(ctx, clk, cfg.NodeWait, open)
+		switch {
+		case err == nil:
+			log.Info("network follows a real node", slog.String("network", string(s.network)),
+				slog.String("node", nodeAddress(s.url)), slog.String("chain", node.Chain()),
+				slog.Any("assets", node.Assets()))
+			out[s.network] = node
+		case payd.ErrorCode(err) == payd.ErrUpstreamUnavailable:
+			log.Error("the node does not answer: its network offers nothing until it does, the others go on",
+				slog.String("network", string(s.network)), slog.String("node", nodeAddress(s.url)), slog.Any("error", err))
+			out[s.network] = &lazyNode{network: s.network, open: open, log: log}
+		default:
+			return nil, fmt.Errorf("--chain %s: the node at %s: %w", s.network, nodeAddress(s.url), err)
 		}
-		log.Info("network follows a real node", slog.String("network", string(s.network)),
-			slog.String("node", nodeAddress(s.url)), slog.String("chain", node.Chain()),
-			slog.Any("assets", node.Assets()))
-		out[s.network] = node
 	}
 	return out, nil
 }
 
-// retryOpen calls open until it succeeds or nodeWait passed, waiting a
-// second, then two, four… between tries.
-func retryOpen(ctx context.Context, clk clock.Clock, open func(context.Context) (payd.Node, error)) (payd.Node, error) {
-	deadline := clk.Now().Add(nodeWait)
-	for wait := time.Second; ; wait *= 2 {
+// lazyNode is a --chain node that did not answer when payd serve started.
+// Until it does, its network takes no coin (Assets is empty, so nothing
+// offers it) and everything that needs the chain answers
+// temporarily_unavailable; the follower's reads of the tip connect it,
+// with the follower's backoff, and from then on it is the real adapter.
+type lazyNode struct {
+	network money.Network
+	open    func(context.Context) (payd.Node, error)
+	log     *slog.Logger
+
+	mu   sync.Mutex
+	node payd.Node
+}
+
+var _ payd.Node = (*lazyNode)(nil)
+
+// connected returns the adapter once the node answered, nil before.
+func (l *lazyNode) connected() payd.Node {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.node
+}
+
+// connect returns the adapter, connecting first if it must. The dial runs
+// outside the lock, so the API's calls never wait for a node that hangs;
+// only the network's follower connects.
+func (l *lazyNode) connect(ctx context.Context) (payd.Node, error) {
+	if n := l.connected(); n != nil {
+		return n, nil
+	}
+	node, err := l.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.node == nil {
+		l.log.Info("the node answers now: its network is offered", slog.String("network", string(l.network)),
+			slog.String("chain", node.Chain()), slog.Any("assets", node.Assets()))
+		l.node = node
+	}
+	return l.node, nil
+}
+
+// unreached is the answer of everything that needs the chain before the
+// node answered.
+func (l *lazyNode) unreached() error {
+	return payd.Errorf(payd.ErrTemporarilyUnavailable, "%s cannot be used right now: its node has not answered yet",
+		l.network)
+}
+
+func (l *lazyNode) Name() money.Network { return l.network }
+
+func (l *lazyNode) Chain() string {
+	if n := l.connected(); n != nil {
+		return n.Chain()
+	}
+	return ""
+}
+
+func (l *lazyNode) Assets() []money.Asset {
+	if n := l.connected(); n != nil {
+		return n.Assets()
+	}
+	return nil
+}
+
+func (l *lazyNode) Deposit(accountKey string, index uint32) (payd.Deposit, error) {
+	if n := l.connected(); n != nil {
+		return n.Deposit(accountKey, index)
+	}
+	return payd.Deposit{}, l.unreached()
+}
+
+func (l *lazyNode) ValidAddress(s string) error {
+	if n := l.connected(); n != nil {
+		return n.ValidAddress(s)
+	}
+	return l.unreached()
+}
+
+func (l *lazyNode) ValidTxHash(s string) error {
+	if n := l.connected(); n != nil {
+		return n.ValidTxHash(s)
+	}
+	return l.unreached()
+}
+
+func (l *lazyNode) PaymentURI(req payd.PaymentRequest) string {
+	if n := l.connected(); n != nil {
+		return n.PaymentURI(req)
+	}
+	return ""
+}
+
+func (l *lazyNode) ExplorerURL(txHash string) string {
+	if n := l.connected(); n != nil {
+		return n.ExplorerURL(txHash)
+	}
+	return ""
+}
+
+func (l *lazyNode) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error) {
+	if n := l.connected(); n != nil {
+		return n.FeeEstimateUSD(ctx, a)
+	}
+	return 0, l.unreached()
+}
+
+func (l *lazyNode) Tip(ctx context.Context) (payd.BlockRef, error) {
+	n, err := l.connect(ctx)
+	if err != nil {
+		return payd.BlockRef{}, err
+	}
+	return n.Tip(ctx)
+}
+
+func (l *lazyNode) BlockAt(ctx context.Context, height int64, w payd.Watched) (payd.Block, error) {
+	n, err := l.connect(ctx)
+	if err != nil {
+		return payd.Block{}, err
+	}
+	return n.BlockAt(ctx, height, w)
+}
+
+func (l *lazyNode) Pending(ctx context.Context, w payd.Watched, unconfirmed []string) (payd.Pending, error) {
+	n, err := l.connect(ctx)
+	if err != nil {
+		return payd.Pending{}, err
+	}
+	return n.Pending(ctx, w, unconfirmed)
+}
+
+func (l *lazyNode) WatchKey(address string) (string, bool) {
+	if n := l.connected(); n != nil {
+		return n.WatchKey(address)
+	}
+	return "", false
+}
+
+// retryOpen calls open until it succeeds or wait passed, waiting a second,
+// then two, four… between tries.
+func retryOpen(ctx context.Context, clk clock.Clock, wait time.Duration,
+	open func(context.Context) (payd.Node, error)) (payd.Node, error) {
+	deadline := clk.Now().Add(wait)
+	for pause := time.Second; ; pause *= 2 {
 		node, err := open(ctx)
-		if err == nil || payd.ErrorCode(err) != payd.ErrUpstreamUnavailable || clk.Now().Add(wait).After(deadline) {
+		if err == nil || payd.ErrorCode(err) != payd.ErrUpstreamUnavailable || clk.Now().Add(pause).After(deadline) {
 			return node, err
 		}
-		t := clk.NewTimer(wait)
+		t := clk.NewTimer(pause)
 		select {
 		case <-ctx.Done():
 			t.Stop()
