@@ -72,9 +72,9 @@ type Server struct {
 	pauses  *pauseCache
 	// deposits derives checkouts' deposits ahead of their transactions.
 	deposits *depositsAhead
-	cursors cursorCodec
-	opts    Options
-	mux     *http.ServeMux
+	cursors  cursorCodec
+	opts     Options
+	mux      *http.ServeMux
 	// ratesBody caches the encoded newest exchange rates.
 	ratesBody ratesBody
 	// sharedClaims says idempotency claims must be in the database because
