@@ -36,6 +36,15 @@ type btcServe struct {
 // payd serve on the node with two confirmations.
 func startBTCServe(t *testing.T, dsn string) *btcServe {
 	t.Helper()
+	b := newBTCShop(t, dsn)
+	b.serve()
+	return b
+}
+
+// newBTCShop starts btcd and makes a business with a generated wallet on
+// dsn, for payd serve to be started on them.
+func newBTCShop(t *testing.T, dsn string) *btcServe {
+	t.Helper()
 	b := &btcServe{t: t, dsn: dsn, node: btcdtest.Start(t)}
 	cli(t, dsn, "migrate")
 	var biz newBusiness
@@ -44,7 +53,6 @@ func startBTCServe(t *testing.T, dsn string) *btcServe {
 		t.Fatalf("%v: %s", err, out)
 	}
 	b.api.t, b.api.key = t, biz.SecretKey
-	b.serve()
 	return b
 }
 
@@ -321,14 +329,7 @@ func btcNetworks(t *testing.T, dsn string) []networkStatus {
 // follower connects it and BTC checkouts open.
 func TestServeStartsWithNodeDown(t *testing.T) {
 	dsn := storetest.SQLiteDSN(t)
-	b := &btcServe{t: t, dsn: dsn, node: btcdtest.Start(t)}
-	cli(t, dsn, "migrate")
-	var biz newBusiness
-	out := cli(t, dsn, "business", "create", "--name", "Shop", "--email", "o@shop.example", "--wallet", "generate", "--json")
-	if err := json.Unmarshal(out, &biz); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	b.api.t, b.api.key = t, biz.SecretKey
+	b := newBTCShop(t, dsn)
 	b.node.Stop()
 	b.srv = startServe(t, dsn, "--chain", "bitcoin="+b.node.URL(), "--rates", "static", "--follow-interval", "100ms",
 		"--node-wait", "1s")

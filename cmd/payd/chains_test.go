@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"payd/chain/bitcoin/btcdtest"
 	"payd/clock"
 	"payd/money"
 )
@@ -23,16 +22,8 @@ import (
 // offered; payd networks shows the node.
 func TestServeFollowsBitcoinRegtest(t *testing.T) {
 	dsns(t, func(t *testing.T, dsn string) {
-		node := btcdtest.Start(t)
-		cli(t, dsn, "migrate")
-		var biz newBusiness
-		out := cli(t, dsn, "business", "create", "--name", "Shop", "--email", "o@shop.example", "--wallet", "generate", "--json")
-		if err := json.Unmarshal(out, &biz); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
-		s := startServe(t, dsn, "--chain", "bitcoin="+node.URL(), "--rates", "static", "--follow-interval", "100ms", "--drop-after", "2s",
-			"--confirmations", "bitcoin=2")
-		api := apiClient{t: t, base: s.base, key: biz.SecretKey}
+		b := startBTCServe(t, dsn)
+		node, api := b.node, b.api
 		pay := api.call(201, "POST", "/payments", map[string]any{"amount": 2500, "currency": "USD"})
 		payID := pay["id"].(string)
 		api.call(400, "POST", "/checkouts", map[string]any{"payment_id": payID, "rail": "crypto", "asset": "USDC",
