@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"payd"
 	"payd/chain"
@@ -69,6 +70,10 @@ type Node struct {
 
 	feeMu sync.Mutex
 	fee   feeCache
+
+	// lastRead is the highest height BlockAt has read, for Pending: a
+	// transaction mined at or below it is in a block the follower read.
+	lastRead atomic.Int64
 }
 
 var _ payd.Node = (*Node)(nil)

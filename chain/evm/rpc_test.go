@@ -286,8 +286,11 @@ func TestMainnet(t *testing.T) {
 func TestBatchOrder(t *testing.T) {
 	alive := "0x" + strings.Repeat("11", 32)
 	f := serve(t, "0x539", func(method string, params []json.RawMessage) (any, *rpcError) {
+		if method == "eth_getBlockByNumber" {
+			return map[string]any{"number": "0x5", "hash": hashOf(5), "parentHash": hashOf(4)}, nil
+		}
 		if string(params[0]) == `"`+alive+`"` {
-			return map[string]string{"hash": alive}, nil
+			return map[string]any{"hash": alive, "blockHash": nil, "blockNumber": nil}, nil
 		}
 		return nil, nil
 	})
