@@ -84,11 +84,12 @@ const maxCachedKeys = 1024
 
 // New connects to the node at rawURL (http or https) for network, which
 // must be money.Ethereum or money.Polygon, and reads its chain id. The
-// node must answer: upstream_unavailable when it does not. A node on the
-// other network's main chain (137 given for ethereum, 1 for polygon) is
-// refused as a configuration mistake; any other chain id (a test network,
-// a development chain) is followed with the tokens of opts only. Errors
-// never repeat the URL, which may hold credentials.
+// node must answer: upstream_unavailable when it does not. Only the
+// network's own chains are followed (see chainIDs): a node on any other
+// chain is refused as a configuration mistake. A chain other than the
+// main one (a test network, a development chain) is followed with the
+// tokens of opts only. Errors never repeat the URL, which may hold
+// credentials.
 func New(ctx context.Context, network money.Network, rawURL string, opts Options) (*Node, error) {
 	if network != money.Ethereum && network != money.Polygon {
 		return nil, fmt.Errorf("evm: %q is not an EVM network payd serves", network)
@@ -128,14 +129,22 @@ var defaultExplorers = map[money.Network]string{
 	money.Polygon:  "https://polygonscan.com",
 }
 
-// checkChain refuses a node on the other EVM network's main chain.
+// chainIDs are the EIP-155 chain ids each network follows: its main
+// chain, its public test networks, and the ids development chains use
+// (1337: geth --dev and payd's tests; 31337: Hardhat and Anvil). Any other
+// chain is refused, because its native coin would be counted as the
+// network's: a BNB Smart Chain node (56) given for ethereum would make BNB
+// count as ETH.
+var chainIDs = map[money.Network][]uint64{
+	money.Ethereum: {1, 11155111, 17000, 560048, 1337, 31337}, // mainnet, Sepolia, Holesky, Hoodi, dev
+	money.Polygon:  {137, 80002, 1337, 31337},                 // mainnet, Amoy, dev
+}
+
+// checkChain refuses a node on a chain the network does not follow.
 func (n *Node) checkChain() error {
-	for _, other := range []money.Network{money.Ethereum, money.Polygon} {
-		id, _ := chain.ChainID(other)
-		if other != n.network && n.chainID == uint64(id) {
-			return fmt.Errorf("evm: the %s node %s follows chain %d, the main chain of %s",
-				n.network, n.rpc.endpoint, id, other)
-		}
+	if !slices.Contains(chainIDs[n.network], n.chainID) {
+		return fmt.Errorf("evm: the %s node %s follows chain id %d, which is not a %s chain payd follows (%v)",
+			n.network, n.rpc.endpoint, n.chainID, n.network, chainIDs[n.network])
 	}
 	return nil
 }

@@ -204,6 +204,20 @@ func TestNodeErrors(t *testing.T) {
 	}
 }
 
+// TestNewAccepts takes the test and development chains of each network.
+func TestNewAccepts(t *testing.T) {
+	for _, c := range []struct {
+		n  money.Network
+		id string
+	}{{money.Ethereum, "0xaa36a7"}, {money.Ethereum, "0x4268"}, {money.Ethereum, "0x88bb0"}, {money.Ethereum, "0x539"},
+		{money.Ethereum, "0x7a69"}, {money.Polygon, "0x13882"}, {money.Polygon, "0x539"}, {money.Polygon, "0x7a69"}} {
+		n := newNode(t, c.n, serve(t, c.id, nil).URL, Options{})
+		if len(n.Assets()) > 1 {
+			t.Errorf("%s on %s took the mainnet tokens: %v", c.n, n.Chain(), n.Assets())
+		}
+	}
+}
+
 func TestNewRefuses(t *testing.T) {
 	eth := serve(t, "0x1", nil)
 	poly := serve(t, "0x89", nil)
@@ -218,6 +232,9 @@ func TestNewRefuses(t *testing.T) {
 		"no host":             {money.Ethereum, "http:///KEYinPATH", Options{Price: fixedPrice}},
 		"polygon as ethereum": {money.Ethereum, poly.URL, Options{Price: fixedPrice}},
 		"ethereum as polygon": {money.Polygon, eth.URL, Options{}},
+		"BSC as ethereum":     {money.Ethereum, serve(t, "0x38", nil).URL, Options{Price: fixedPrice}},
+		"Sepolia as polygon":  {money.Polygon, serve(t, "0xaa36a7", nil).URL, Options{}},
+		"Gnosis as ethereum":  {money.Ethereum, serve(t, "0x64", nil).URL, Options{Price: fixedPrice}},
 		"bad contract": {money.Ethereum, eth.URL, Options{Price: fixedPrice,
 			Tokens: map[money.Asset]string{money.USDC: "0x1234"}}},
 		"USDT on polygon": {money.Polygon, poly.URL, Options{
@@ -233,6 +250,9 @@ func TestNewRefuses(t *testing.T) {
 				t.Fatalf("New took it: %s", n.Chain())
 			}
 			checkNoSecret(t, err)
+			if (strings.HasSuffix(name, " as ethereum") || strings.HasSuffix(name, " as polygon")) && !strings.Contains(err.Error(), "chain id") {
+				t.Errorf("the error does not name the chain id: %v", err)
+			}
 		})
 	}
 }
