@@ -118,7 +118,10 @@ func TestPolygonReadsNoTransactions(t *testing.T) {
 			return map[string]any{"number": "0x5", "hash": hashOf(5), "parentHash": hashOf(4),
 				"transactions": []string{hashOf(7)}}, nil
 		}
-		return []any{}, nil
+		if method == "eth_getLogs" {
+			return []any{}, nil
+		}
+		return nil, nil
 	})
 	n := newNode(t, money.Polygon, f.URL, Options{})
 	if _, err := n.BlockAt(context.Background(), 5, watchedSet{}); err != nil || full != "false" {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/big"
 	"net/http"
 	"slices"
 	"strconv"
@@ -116,6 +117,9 @@ func New(ctx context.Context, network money.Network, rawURL string, opts Options
 	if err := n.setTokens(opts.Tokens); err != nil {
 		return nil, err
 	}
+	if err := n.checkDecimals(ctx); err != nil {
+		return nil, err
+	}
 	n.explorer = strings.TrimRight(opts.Explorer, "/")
 	if n.explorer == "" && n.mainnet() {
 		n.explorer = defaultExplorers[network]
@@ -184,6 +188,41 @@ func (n *Node) setTokens(configured map[money.Asset]string) error {
 			return fmt.Errorf("evm: %s and %s have one contract on %s", a, other, n.network)
 		}
 		n.tokens[a], n.byToken[acc] = acc, a
+	}
+	return nil
+}
+
+// decimalsSelector is the input of an ERC-20's decimals() call: the first
+// four bytes of keccak256("decimals()").
+const decimalsSelector = "0x313ce567"
+
+// checkDecimals asks each token contract its decimals() and refuses one
+// whose decimals are not its asset's base decimals (package money): a
+// contract configured by mistake (an 18-decimal token given for USDC)
+// would make every amount paid to it a million million times too large.
+// A contract that answers nothing (an address without code) is refused
+// too. The node's own failure stays upstream_unavailable.
+func (n *Node) checkDecimals(ctx context.Context) error {
+	for _, a := range money.Assets {
+		acc, ok := n.tokens[a]
+		if !ok {
+			continue
+		}
+		contract := addressOf(acc)
+		var out *data
+		call := map[string]string{"to": contract, "data": decimalsSelector}
+		if err := n.rpc.call(ctx, &out, "eth_call", call, "latest"); err != nil {
+			return fmt.Errorf("evm: reading decimals() of the %s contract %s on %s: %w", a, contract, n.network, err)
+		}
+		if out == nil || len(*out) != 32 {
+			return fmt.Errorf("evm: the %s contract %s on %s (%s) does not answer decimals(): is it the token's contract?",
+				a, contract, n.network, n.Chain())
+		}
+		got := new(big.Int).SetBytes(*out)
+		if want := big.NewInt(int64(a.BaseDecimals())); got.Cmp(want) != 0 {
+			return fmt.Errorf("evm: the %s contract %s on %s (%s) has %s decimals, %s has %s: is it the token's contract?",
+				a, contract, n.network, n.Chain(), got, a, want)
+		}
 	}
 	return nil
 }

@@ -501,3 +501,16 @@ func sendTokenTip(t *testing.T, c *evmtest.Chain, from evmtest.Account, token, t
 	}
 	return tx.Hash().Hex()
 }
+
+// TestTokenDecimalsChecked configures USDC at contracts geth answers for:
+// the test token (6 decimals, taken) and an account without code (whose
+// decimals() answers nothing: refused, naming the address).
+func TestTokenDecimalsChecked(t *testing.T) {
+	b := setup(t) // the token, 6 decimals, is taken
+	notToken := b.chain.Accounts[3].Address
+	_, err := evm.New(context.Background(), money.Ethereum, b.chain.URL(),
+		evm.Options{Price: ethPrice, Tokens: map[money.Asset]string{money.USDC: notToken}})
+	if err == nil || !strings.Contains(err.Error(), notToken) {
+		t.Errorf("New with USDC at an account = %v, want an error naming %s", err, notToken)
+	}
+}

@@ -70,6 +70,9 @@ func serve(t *testing.T, chainID string, h handler) *fakeNode {
 			if h != nil && (q.Method != "eth_chainId" || chainID == "") {
 				res, rerr = h(q.Method, q.Params)
 			}
+			if q.Method == "eth_call" && res == nil && (rerr == nil || rerr.Code == -32601) { // decimals() of a token, unless h answers
+				res, rerr = decimals(6), nil
+			}
 			m := map[string]any{"jsonrpc": "2.0", "id": q.ID}
 			if rerr != nil {
 				m["error"] = rerr
@@ -91,6 +94,9 @@ func serve(t *testing.T, chainID string, h handler) *fakeNode {
 	t.Cleanup(f.Close)
 	return f
 }
+
+// decimals is the answer of an ERC-20's decimals().
+func decimals(n int) string { return fmt.Sprintf("0x%064x", n) }
 
 // count is how many calls of method the node had.
 func (f *fakeNode) count(method string) int {
@@ -298,6 +304,42 @@ func TestMainnet(t *testing.T) {
 	}
 	if got := own.ExplorerURL(tx); got != "https://eth.blockscout.com/tx/"+tx {
 		t.Errorf("configured explorer %s", got)
+	}
+}
+
+// TestTokenDecimals refuses a token contract whose decimals() are not its
+// asset's: an 18-decimal contract given for USDC, or one that answers
+// nothing. The error names the contract.
+func TestTokenDecimals(t *testing.T) {
+	const contract = "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
+	for name, answer := range map[string]any{"18 decimals": decimals(18), "no code": "0x"} {
+		t.Run(name, func(t *testing.T) {
+			var asked map[string]string
+			f := serve(t, "0x539", func(method string, params []json.RawMessage) (any, *rpcError) {
+				if method == "eth_call" {
+					json.Unmarshal(params[0], &asked)
+					return answer, nil
+				}
+				return nil, &rpcError{-32601, "no such method"}
+			})
+			_, err := New(context.Background(), money.Ethereum, f.URL,
+				Options{Price: fixedPrice, Tokens: map[money.Asset]string{money.USDC: contract}})
+			if err == nil || !strings.Contains(err.Error(), contract) {
+				t.Errorf("New = %v, want an error naming %s", err, contract)
+			}
+			if !strings.EqualFold(asked["to"], contract) || asked["data"] != "0x313ce567" {
+				t.Errorf("eth_call %v, want decimals() of %s", asked, contract)
+			}
+		})
+	}
+	// A node that cannot answer is the node's failure, to retry.
+	f := serve(t, "0x539", func(method string, params []json.RawMessage) (any, *rpcError) {
+		return nil, &rpcError{-32000, "busy"}
+	})
+	_, err := New(context.Background(), money.Ethereum, f.URL,
+		Options{Price: fixedPrice, Tokens: map[money.Asset]string{money.USDC: contract}})
+	if payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
+		t.Errorf("New on a failing node = %v, want upstream_unavailable", err)
 	}
 }
 
