@@ -367,3 +367,20 @@ func wantAlive(t *testing.T, p payd.Pending, alive ...string) {
 		t.Errorf("Alive = %v; want %v", got, alive)
 	}
 }
+
+// TestRegtestCoinbaseNotCounted mines a block whose reward pays a watched
+// address: BlockAt does not count it.
+func TestRegtestCoinbaseNotCounted(t *testing.T) {
+	t.Parallel()
+	h, n, _ := setup(t)
+	w := watch(t, n, h.Address())
+	mined := h.Mine(1)[0]
+	height, _ := h.Tip()
+	b, err := n.BlockAt(context.Background(), height, w)
+	if err != nil || b.Hash != mined {
+		t.Fatalf("BlockAt(%d) = %+v, %v", height, b.BlockRef, err)
+	}
+	if len(b.Transfers) != 0 {
+		t.Errorf("the block reward counted: %+v", b.Transfers)
+	}
+}
