@@ -158,12 +158,19 @@ func TestRegtestFee(t *testing.T) {
 	if c, err := n.FeeEstimateUSD(ctx, money.BTC); err != nil || c != 8 {
 		t.Errorf("FeeEstimateUSD within a minute = %d, %v; want the cached 8", c, err)
 	}
-	clk.Advance(2 * time.Minute)
+	// A clock set back an hour does not keep the cache fresh for an hour:
+	// the estimate follows at once.
+	clk.Set(clk.Now().Add(-time.Hour))
 	var btcPerKB json.Number
 	h.Call("estimatefee", &btcPerKB, 3)
 	want := expectedCents(t, btcPerKB)
 	got, err := n.FeeEstimateUSD(ctx, money.BTC)
 	if err != nil || got != want || got <= 8 {
+		t.Errorf("FeeEstimateUSD at btcd's estimate of %s BTC/kB after the clock went back = %d, %v; want %d", btcPerKB, got, err, want)
+	}
+	clk.Advance(2 * time.Minute)
+	got, err = n.FeeEstimateUSD(ctx, money.BTC)
+	if err != nil || got != want {
 		t.Errorf("FeeEstimateUSD at btcd's estimate of %s BTC/kB = %d, %v; want %d", btcPerKB, got, err, want)
 	}
 
