@@ -88,12 +88,26 @@ func (p *mempool) read(height int64) {
 // block above the last one BlockAt read (mined since the follower last
 // read the chain); when the follower is more than aliveScan blocks behind,
 // every asked transaction is reported alive, since a missing one cannot
-// be told from a mined one cheaply and the blocks will tell. upstream_unavailable
-// when the node cannot be asked.
+// be told from a mined one cheaply and the blocks will tell. Before
+// BlockAt has read any block, the node's tip counts as read: the follower
+// asks only once it has caught up. upstream_unavailable when the node
+// cannot be asked.
 func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string) (payd.Pending, error) {
 	p := &n.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.lastRead.Load() == 0 {
+		// No block read yet: the process just started. The follower asks
+		// only once its head is the node's tip, so the blocks up to the
+		// tip are read; without this every asked transaction missing from
+		// the mempool (a replaced one) would stay alive until the next
+		// block.
+		tip, err := n.Tip(ctx)
+		if err != nil {
+			return payd.Pending{}, err
+		}
+		p.read(tip.Height)
+	}
 	var ids []string
 	if err := n.rpc.Call(ctx, "getrawmempool", &ids); err != nil {
 		return payd.Pending{}, err

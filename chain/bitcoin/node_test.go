@@ -391,3 +391,22 @@ func TestRegtestCoinbaseNotCounted(t *testing.T) {
 		t.Errorf("the block reward counted: %+v", b.Transfers)
 	}
 }
+
+// TestRegtestPendingAfterRestart asks a fresh Node, as after a restart,
+// about a payment replaced by fee before any block is read: the replaced
+// transaction is not alive, its replacement is.
+func TestRegtestPendingAfterRestart(t *testing.T) {
+	t.Parallel()
+	h, n, _ := setup(t)
+	deps := deposits(t, n, 1)
+	w := watch(t, n, deps...)
+	tx1 := h.Send(deps[0], 12_345)
+	tx2 := h.Replace(tx1, btcdtest.Output{To: deps[0], Sats: 20_000})
+	fresh, err := bitcoin.New(context.Background(), h.URL(), bitcoin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pending(t, fresh, w, tx1, tx2)
+	wantAlive(t, p, tx2)
+	wantTransfers(t, "after a restart", p.Transfers, tr(tx2, 0, deps[0], 20_000))
+}
