@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"payd"
@@ -81,12 +82,19 @@ func (n *Node) rawBlock(ctx context.Context, hash string) (*wire.MsgBlock, error
 }
 
 // match returns tx's outputs to scripts in w as transfers; only those get
-// an address encoded and the txid hashed.
+// an address encoded and the txid hashed. It passes over outputs of no
+// value (nothing was paid; a zero output to a deposit is spam, not a
+// payment) and every output of a coinbase transaction: a miner's reward
+// cannot be spent for 100 blocks and vanishes if a reorg orphans its
+// block, so it is no payment a merchant can take.
 func (n *Node) match(tx *wire.MsgTx, w payd.Watched) []payd.Transfer {
+	if isCoinbase(tx) {
+		return nil
+	}
 	var out []payd.Transfer
 	var txid string
 	for i, o := range tx.TxOut {
-		if !w.Has(string(o.PkScript)) {
+		if o.Value <= 0 || !w.Has(string(o.PkScript)) {
 			continue
 		}
 		to, ok := scriptAddress(o.PkScript, n.hrp)
@@ -99,6 +107,16 @@ func (n *Node) match(tx *wire.MsgTx, w payd.Watched) []payd.Transfer {
 		out = append(out, payd.Transfer{TxHash: txid, Index: i, To: to, Amount: money.NewCoinAmount(money.BTC, o.Value)})
 	}
 	return out
+}
+
+// isCoinbase reports whether tx is a block's coinbase: one input, spending
+// no previous output (a zero hash and index 0xffffffff).
+func isCoinbase(tx *wire.MsgTx) bool {
+	if len(tx.TxIn) != 1 {
+		return false
+	}
+	prev := tx.TxIn[0].PreviousOutPoint
+	return prev.Index == wire.MaxPrevOutIndex && prev.Hash == (chainhash.Hash{})
 }
 
 // decodeBlock decodes a block as getblock HASH 0 answers it: a JSON string

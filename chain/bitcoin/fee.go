@@ -87,7 +87,9 @@ func (n *Node) feeRate(ctx context.Context) (int64, error) {
 	n.fee.mu.Lock()
 	rate, at, oldOnly := n.fee.rate, n.fee.at, n.fee.oldOnly
 	n.fee.mu.Unlock()
-	if rate > 0 && now.Sub(at) < feeTTL {
+	// A clock set back (now before at) makes the cache of unknown age: it
+	// is read again rather than kept until the clock catches up.
+	if rate > 0 && now.Sub(at) < feeTTL && !now.Before(at) {
 		return rate, nil
 	}
 	btcPerKvB, oldOnly, err := n.askFeeRate(ctx, oldOnly)

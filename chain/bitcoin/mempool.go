@@ -11,19 +11,17 @@ import (
 	"payd"
 )
 
-// Bounds on what Pending holds and does per call.
+// Bounds on what Pending does per call.
 const (
-	// maxPoolTxs bounds the txids remembered as read, about 100 bytes
-	// each: 500,000 is more than a default Bitcoin Core mempool (300 MB)
-	// holds in all but the worst congestion. Past it, new txids are read
-	// but not remembered, so they are read again on the next call.
-	maxPoolTxs = 500_000
 	// maxFetch bounds the transactions read in one Pending call, so that
 	// the first call on a full mainnet mempool does not read it all at
 	// once; the rest are read on the following calls.
 	maxFetch = 5_000
-	// fetchBatch is how many getrawtransaction calls go in one request.
-	fetchBatch = 250
+	// fetchBatch is how many getrawtransaction calls go in one request:
+	// few enough that their answer stays far below the client's 64 MB
+	// bound even with large transactions (a standard one is at most
+	// 400,000 vbytes, 800 KB of hex; 25 of them are 20 MB).
+	fetchBatch = 25
 	// aliveScan is how many blocks above the last one BlockAt read Pending
 	// searches for an asked transaction that left the mempool.
 	aliveScan = 6
@@ -52,7 +50,14 @@ type pooled struct {
 // mempool is what Pending remembers of the node's mempool between calls:
 // which transactions it has read (by the generation of the last listing
 // that held them) and the outputs among them that matched a watched
-// script. Only the matches are kept, not every output: a follower watches
+// script. Every transaction read is remembered, also one that could not
+// be read (the node failed to answer it alone, or answered something that
+// does not decode), so that it is never asked again while it waits and
+// never keeps the others from being read. seen holds only transactions of
+// the last listing (forget drops the others), so it is bounded as the
+// listing is: about 40 bytes a txid, where the listing itself costs the
+// client 67 bytes a txid to read, and the client's 64 MB answer bound
+// caps it at about a million. Only the matches are kept, not every output: a follower watches
 // a deposit before any customer is shown it, so no payment to it can have
 // entered the mempool before it was watched.
 type mempool struct {
@@ -88,12 +93,26 @@ func (p *mempool) read(height int64) {
 // block above the last one BlockAt read (mined since the follower last
 // read the chain); when the follower is more than aliveScan blocks behind,
 // every asked transaction is reported alive, since a missing one cannot
-// be told from a mined one cheaply and the blocks will tell. upstream_unavailable
-// when the node cannot be asked.
+// be told from a mined one cheaply and the blocks will tell. Before
+// BlockAt has read any block, the node's tip counts as read: the follower
+// asks only once it has caught up. upstream_unavailable when the node
+// cannot be asked.
 func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string) (payd.Pending, error) {
 	p := &n.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.lastRead.Load() == 0 {
+		// No block read yet: the process just started. The follower asks
+		// only once its head is the node's tip, so the blocks up to the
+		// tip are read; without this every asked transaction missing from
+		// the mempool (a replaced one) would stay alive until the next
+		// block.
+		tip, err := n.Tip(ctx)
+		if err != nil {
+			return payd.Pending{}, err
+		}
+		p.read(tip.Height)
+	}
 	var ids []string
 	if err := n.rpc.Call(ctx, "getrawmempool", &ids); err != nil {
 		return payd.Pending{}, err
@@ -140,10 +159,12 @@ func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string
 }
 
 // fetch reads the transactions ids in batches and remembers them and their
-// matches. A transaction that left the mempool since the listing is
-// skipped, and so is one the node answers with an error.
+// matches. A transaction the node answers with an error (it left the
+// mempool since the listing) or with something that is not it is
+// remembered as read and skipped. A batch whose answer fails as a whole,
+// too large or out of shape, is asked again one call at a time; only a
+// node that fails then too (unreachable, busy) fails fetch.
 func (n *Node) fetch(ctx context.Context, w payd.Watched, ids []string) error {
-	p := &n.pool
 	for len(ids) > 0 {
 		chunk := ids[:min(len(ids), fetchBatch)]
 		ids = ids[len(chunk):]
@@ -153,31 +174,41 @@ func (n *Node) fetch(ctx context.Context, w payd.Watched, ids []string) error {
 			calls[i] = Call{Method: "getrawtransaction", Params: []any{id, 0}, Result: &raws[i]}
 		}
 		if err := n.rpc.Batch(ctx, calls); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			for i, id := range chunk {
+				err := n.rpc.Call(ctx, "getrawtransaction", &raws[i], id, 0)
+				if err != nil && rpcCode(err) == 0 && !tooLarge(err) {
+					return err
+				}
+				calls[i].Err = err
+			}
 		}
 		for i, id := range chunk {
-			if calls[i].Err != nil {
-				continue
-			}
-			tx, err := decodeTx(raws[i])
-			if err != nil {
-				return n.unavailable("answered getrawtransaction %s with %v", id, err)
-			}
-			if got := tx.TxHash().String(); got != id {
-				return n.unavailable("answered getrawtransaction %s with transaction %s", id, got)
-			}
-			k, _ := parseTxKey(id)
-			ts := n.match(tx, w)
-			if len(p.seen) < maxPoolTxs || len(ts) > 0 {
-				p.seen[k] = p.gen
-			}
-			for _, t := range ts {
-				key, _ := addressScript(t.To)
-				p.matched[k] = append(p.matched[k], pooled{t, string(key)})
-			}
+			n.remember(id, raws[i], calls[i].Err, w)
 		}
 	}
 	return nil
+}
+
+// remember notes the transaction id as read, and its outputs to scripts
+// in w, from the node's answer raw (or the error of asking it).
+func (n *Node) remember(id string, raw json.RawMessage, err error, w payd.Watched) {
+	p := &n.pool
+	k, _ := parseTxKey(id)
+	p.seen[k] = p.gen
+	if err != nil {
+		return
+	}
+	tx, err := decodeTx(raw)
+	if err != nil || tx.TxHash().String() != id {
+		return // not the transaction asked: never counted, never asked again
+	}
+	for _, t := range n.match(tx, w) {
+		key, _ := addressScript(t.To)
+		p.matched[k] = append(p.matched[k], pooled{t, string(key)})
+	}
 }
 
 // forget drops the transactions the last listing did not hold.

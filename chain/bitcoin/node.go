@@ -59,25 +59,39 @@ type Node struct {
 var _ payd.Node = (*Node)(nil)
 
 // chains maps the chain names nodes report (getblockchaininfo "chain") to
-// their bech32 prefix and default explorer. Bitcoin Core says main, test,
-// testnet4, signet, regtest; btcd says mainnet, testnet3, testnet4,
-// signet, regtest (chaincfg Params.Name). btcd's simnet is left out: no
-// wallet a customer pays from knows it.
-var chains = map[string]struct{ hrp, explorer string }{
-	"main":     {"bc", "https://mempool.space"},
-	"mainnet":  {"bc", "https://mempool.space"},
-	"test":     {"tb", "https://mempool.space/testnet"},
-	"testnet3": {"tb", "https://mempool.space/testnet"},
-	"testnet4": {"tb", "https://mempool.space/testnet4"},
-	"signet":   {"tb", "https://mempool.space/signet"},
-	"regtest":  {"bcrt", ""},
+// their bech32 prefix, default explorer and genesis block hash. Bitcoin
+// Core says main, test, testnet4, signet, regtest; btcd says mainnet,
+// testnet3, testnet4, signet, regtest (chaincfg Params.Name). btcd's simnet
+// is left out: no wallet a customer pays from knows it. The name alone
+// does not tell bitcoin: Litecoin and Dogecoin nodes, forks of Bitcoin
+// Core, say "main" too, and payd would count their coins as BTC; the
+// genesis block does tell (every signet shares one, its challenge is not
+// in it).
+var chains = map[string]struct{ hrp, explorer, genesis string }{
+	"main":     {"bc", "https://mempool.space", genesisMain},
+	"mainnet":  {"bc", "https://mempool.space", genesisMain},
+	"test":     {"tb", "https://mempool.space/testnet", genesisTestnet3},
+	"testnet3": {"tb", "https://mempool.space/testnet", genesisTestnet3},
+	"testnet4": {"tb", "https://mempool.space/testnet4", genesisTestnet4},
+	"signet":   {"tb", "https://mempool.space/signet", genesisSignet},
+	"regtest":  {"bcrt", "", genesisRegtest},
 }
+
+// The genesis block hashes of bitcoin's chains.
+const (
+	genesisMain     = "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f"
+	genesisTestnet3 = "000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943"
+	genesisTestnet4 = "00000000da84f2bafbbc53dee25a72ae507ff4914b867c565be350b0da8bf043"
+	genesisSignet   = "00000008819873e925422c1ff0f99f7cc9bbb232af63a077a480a3633bee1ef6"
+	genesisRegtest  = "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206"
+)
 
 // New connects to the node at rawURL (http://USER:PASS@HOST:PORT) and asks
 // which chain it follows, which fixes the address encoding: bc1 on main,
-// tb1 on the test networks, bcrt1 on regtest. upstream_unavailable when
-// the node cannot be asked; invalid_request when the URL is malformed or
-// the node follows a chain payd does not serve.
+// tb1 on the test networks, bcrt1 on regtest, and checks that the chain
+// is bitcoin's by its genesis block (getblockhash 0). upstream_unavailable
+// when the node cannot be asked; invalid_request when the URL is malformed
+// or the node follows a chain payd does not serve, such as Litecoin's.
 func New(ctx context.Context, rawURL string, opts Options) (*Node, error) {
 	hc := opts.HTTP
 	if hc == nil {
@@ -100,6 +114,14 @@ func New(ctx context.Context, rawURL string, opts Options) (*Node, error) {
 	c, ok := chains[info.Chain]
 	if !ok {
 		return nil, payd.FieldError("url", "the bitcoin node at %s follows chain %q, which payd does not serve", rpc.Host(), info.Chain)
+	}
+	var genesis string
+	if err := rpc.Call(ctx, "getblockhash", &genesis, 0); err != nil {
+		return nil, err
+	}
+	if genesis != c.genesis {
+		return nil, payd.FieldError("url", "the bitcoin node at %s follows a chain %q whose genesis block is %s, not bitcoin's %s: is it another coin's node (Litecoin, Dogecoin)?",
+			rpc.Host(), info.Chain, truncate(genesis), c.genesis)
 	}
 	n := &Node{rpc: rpc, chain: info.Chain, hrp: c.hrp, explorer: c.explorer,
 		price: opts.Price, clock: opts.Clock, keys: hd.NewKeyCache(64)}

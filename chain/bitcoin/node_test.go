@@ -158,12 +158,19 @@ func TestRegtestFee(t *testing.T) {
 	if c, err := n.FeeEstimateUSD(ctx, money.BTC); err != nil || c != 8 {
 		t.Errorf("FeeEstimateUSD within a minute = %d, %v; want the cached 8", c, err)
 	}
-	clk.Advance(2 * time.Minute)
+	// A clock set back an hour does not keep the cache fresh for an hour:
+	// the estimate follows at once.
+	clk.Set(clk.Now().Add(-time.Hour))
 	var btcPerKB json.Number
 	h.Call("estimatefee", &btcPerKB, 3)
 	want := expectedCents(t, btcPerKB)
 	got, err := n.FeeEstimateUSD(ctx, money.BTC)
 	if err != nil || got != want || got <= 8 {
+		t.Errorf("FeeEstimateUSD at btcd's estimate of %s BTC/kB after the clock went back = %d, %v; want %d", btcPerKB, got, err, want)
+	}
+	clk.Advance(2 * time.Minute)
+	got, err = n.FeeEstimateUSD(ctx, money.BTC)
+	if err != nil || got != want {
 		t.Errorf("FeeEstimateUSD at btcd's estimate of %s BTC/kB = %d, %v; want %d", btcPerKB, got, err, want)
 	}
 
@@ -366,4 +373,40 @@ func wantAlive(t *testing.T, p payd.Pending, alive ...string) {
 	if !slices.Equal(got, alive) {
 		t.Errorf("Alive = %v; want %v", got, alive)
 	}
+}
+
+// TestRegtestCoinbaseNotCounted mines a block whose reward pays a watched
+// address: BlockAt does not count it.
+func TestRegtestCoinbaseNotCounted(t *testing.T) {
+	t.Parallel()
+	h, n, _ := setup(t)
+	w := watch(t, n, h.Address())
+	mined := h.Mine(1)[0]
+	height, _ := h.Tip()
+	b, err := n.BlockAt(context.Background(), height, w)
+	if err != nil || b.Hash != mined {
+		t.Fatalf("BlockAt(%d) = %+v, %v", height, b.BlockRef, err)
+	}
+	if len(b.Transfers) != 0 {
+		t.Errorf("the block reward counted: %+v", b.Transfers)
+	}
+}
+
+// TestRegtestPendingAfterRestart asks a fresh Node, as after a restart,
+// about a payment replaced by fee before any block is read: the replaced
+// transaction is not alive, its replacement is.
+func TestRegtestPendingAfterRestart(t *testing.T) {
+	t.Parallel()
+	h, n, _ := setup(t)
+	deps := deposits(t, n, 1)
+	w := watch(t, n, deps...)
+	tx1 := h.Send(deps[0], 12_345)
+	tx2 := h.Replace(tx1, btcdtest.Output{To: deps[0], Sats: 20_000})
+	fresh, err := bitcoin.New(context.Background(), h.URL(), bitcoin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pending(t, fresh, w, tx1, tx2)
+	wantAlive(t, p, tx2)
+	wantTransfers(t, "after a restart", p.Transfers, tr(tx2, 0, deps[0], 20_000))
 }

@@ -289,7 +289,7 @@ func (c *Client) post(ctx context.Context, v any) ([]byte, error) {
 	case err != nil:
 		return nil, c.unreachable(ctx, err)
 	case len(body) > maxResponse:
-		return nil, c.unavailable("answered more than %d MB", maxResponse>>20)
+		return nil, tooLargeError{c.unavailable("answered more than %d MB", maxResponse>>20)}
 	case resp.StatusCode != http.StatusOK && !json.Valid(body):
 		return nil, c.unavailable("answered HTTP %d", resp.StatusCode)
 	}
@@ -318,6 +318,21 @@ func (c *Client) unreachable(ctx context.Context, err error) error {
 // unavailable is upstream_unavailable naming the node by host.
 func (c *Client) unavailable(format string, args ...any) error {
 	return payd.Errorf(payd.ErrUpstreamUnavailable, "bitcoin node %s %s", c.host, fmt.Sprintf(format, args...))
+}
+
+// tooLargeError is the error of an answer over maxResponse: the node
+// answered, but more than the client reads. A batch so answered can be
+// asked again in smaller parts. It is upstream_unavailable as the error
+// it wraps.
+type tooLargeError struct{ err error }
+
+func (e tooLargeError) Error() string { return e.err.Error() }
+func (e tooLargeError) Unwrap() error { return e.err }
+
+// tooLarge reports whether err is an answer over maxResponse.
+func tooLarge(err error) bool {
+	var e tooLargeError
+	return errors.As(err, &e)
 }
 
 // rpcCode returns the code of the *RPCError err wraps, or 0.

@@ -2,7 +2,9 @@ package bitcoin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -165,6 +167,30 @@ func TestNewRefusesUnknownChains(t *testing.T) {
 	url := server(t, answer(200, `{"result":{"chain":"simnet"},"error":null,"id":1}`))
 	_, err := New(context.Background(), url, Options{})
 	checkErr(t, err, payd.ErrInvalidRequest, 0)
+}
+
+// TestNewRefusesOtherCoins answers as a Litecoin node does: its chain is
+// "main" too, its genesis block is not bitcoin's.
+func TestNewRefusesOtherCoins(t *testing.T) {
+	t.Parallel()
+	const litecoin = "12a765e31ffd4059bada1e25190f6e98c99d9714d334efa41a195a7e7e04bfe2"
+	url := server(t, func(w http.ResponseWriter, r *http.Request) {
+		var req request
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			w.WriteHeader(400)
+			return
+		}
+		result := `{"chain":"main"}`
+		if req.Method == "getblockhash" {
+			result = `"` + litecoin + `"`
+		}
+		_, _ = fmt.Fprintf(w, `{"result":%s,"error":null,"id":%d}`, result, req.ID)
+	})
+	_, err := New(context.Background(), url, Options{})
+	checkErr(t, err, payd.ErrInvalidRequest, 0)
+	if err == nil || !strings.Contains(err.Error(), "genesis") {
+		t.Errorf("New = %v, want it to name the genesis block", err)
+	}
 }
 
 func TestBatchErrors(t *testing.T) {

@@ -1,8 +1,10 @@
 package evm
 
 import (
+	"cmp"
 	"context"
 	"math/big"
+	"slices"
 
 	"payd"
 	"payd/hd"
@@ -18,8 +20,8 @@ var transferTopic = hash32{
 }
 
 // NativeIndex is the Transfer.Index of a transaction's own value, the ether
-// it sends its recipient. Log indexes, which number the token transfers,
-// are never negative, so (TxHash, Index) names one transfer even when a
+// it sends its recipient. A token transfer's Index is never negative (see
+// tokenTransfers), so (TxHash, Index) names one transfer even when a
 // transaction both pays ether and emits logs.
 const NativeIndex = -1
 
@@ -112,6 +114,7 @@ func (n *Node) BlockAt(ctx context.Context, height int64, w payd.Watched) (payd.
 		return payd.Block{}, err
 	}
 	block.Transfers = append(native, tokens...)
+	n.noteRead(height)
 	return block, nil
 }
 
@@ -178,6 +181,17 @@ func (n *Node) nativeTransfers(ctx context.Context, b *rpcBlock, w payd.Watched)
 
 // tokenTransfers are the Transfer logs of the configured tokens in the
 // block hash to watched addresses.
+//
+// A transfer's Index is the log's position among the logs the filter
+// matched in its own transaction (0, 1, 2… in logIndex order), not the
+// log's logIndex: logIndex numbers the logs of the whole block, so a
+// transaction that a reorg mines again at another place in a block, or in
+// a block with other logs before it, gets other logIndexes, and the store,
+// which keys transfers by (TxHash, Index), would see a second transfer
+// beside the first. The position within the transaction is the same in
+// every block the transaction lands in. It depends on the configured
+// contracts, which a restart may change: a transaction paying two
+// configured tokens keeps its indexes only while both stay configured.
 func (n *Node) tokenTransfers(ctx context.Context, hash hash32, w payd.Watched) ([]payd.Transfer, error) {
 	if len(n.byToken) == 0 {
 		return nil, nil
@@ -195,12 +209,23 @@ func (n *Node) tokenTransfers(ctx context.Context, hash hash32, w payd.Watched) 
 	if err := n.rpc.call(ctx, &logs, "eth_getLogs", filter); err != nil {
 		return nil, err
 	}
-	var out []payd.Transfer
 	for _, l := range logs {
 		if l.BlockHash != hash {
 			return nil, n.rpc.fail("eth_getLogs: a log of block %s answered for %s", l.BlockHash, hash)
 		}
-		if t, ok := n.tokenTransfer(l, w); ok {
+	}
+	// A node answers the logs in logIndex order; sorting keeps the indexes
+	// stable with one that does not.
+	slices.SortStableFunc(logs, func(a, b rpcLog) int { return cmp.Compare(a.LogIndex, b.LogIndex) })
+	var out []payd.Transfer
+	pos := map[hash32]int{}
+	for _, l := range logs {
+		if !n.matches(l) {
+			continue // not what the filter asked: no place to take
+		}
+		i := pos[l.TxHash]
+		pos[l.TxHash] = i + 1
+		if t, ok := n.tokenTransfer(l, i, w); ok {
 			out = append(out, t)
 		}
 	}
@@ -212,8 +237,8 @@ func (n *Node) tokenTransfers(ctx context.Context, hash hash32, w payd.Watched) 
 // three topics (an ERC-721 Transfer has four), a 32-byte amount above
 // zero (zero transfers are how address-poisoning spam looks like a
 // payment), a recipient topic that is a 20-byte address and a log index a
-// block can hold.
-func (n *Node) tokenTransfer(l rpcLog, w payd.Watched) (payd.Transfer, bool) {
+// block can hold. index is the log's place in its transaction.
+func (n *Node) tokenTransfer(l rpcLog, index int, w payd.Watched) (payd.Transfer, bool) {
 	asset, ok := n.byToken[l.Address]
 	if !ok || l.Removed || len(l.Topics) != 3 || l.Topics[0] != transferTopic || len(l.Data) != 32 || l.LogIndex > maxLogIndex {
 		return payd.Transfer{}, false
@@ -231,9 +256,16 @@ func (n *Node) tokenTransfer(l rpcLog, w payd.Watched) (payd.Transfer, bool) {
 		return payd.Transfer{}, false
 	}
 	return payd.Transfer{
-		TxHash: l.TxHash.String(), Index: int(l.LogIndex), From: addressOf(from), To: addressOf(to),
+		TxHash: l.TxHash.String(), Index: index, From: addressOf(from), To: addressOf(to),
 		Amount: money.CoinAmount{Asset: asset, Units: amount},
 	}, true
+}
+
+// matches reports whether l is what tokenTransfers' filter asks for: a log
+// of a configured contract whose first topic is Transfer's, not removed.
+func (n *Node) matches(l rpcLog) bool {
+	_, ok := n.byToken[l.Address]
+	return ok && !l.Removed && len(l.Topics) > 0 && l.Topics[0] == transferTopic
 }
 
 // topicAccount is the address in an indexed address topic: 12 zero bytes
@@ -249,18 +281,34 @@ func topicAccount(t hash32) (account, bool) {
 	return acc, true
 }
 
-// Pending tells which of the unconfirmed transactions the node still knows,
-// waiting in its pool or mined: eth_getTransactionByHash answers them, in
-// batches; a malformed hash is not alive. It reads no mempool for transfers (Transfers is nil): a payment
-// counts from its first block, and on ethereum and polygon that comes
-// within seconds. upstream_unavailable when the node cannot be read.
+// Pending tells which of the unconfirmed transactions are alive: still
+// waiting in the node's pool (eth_getTransactionByHash answers them with
+// no block), or mined in a block above the highest one BlockAt has read,
+// which the follower has yet to read. A transaction mined at or below that
+// height is not alive even though the node knows it: the follower read
+// that block (or the branch that replaced it) and took its transfers from
+// there, so a transfer of it still unconfirmed is one a reorg left behind.
+// Before BlockAt has read any block (a process just started) that height
+// is the node's tip: the follower asks only once it has caught up with the
+// tip. Hashes are asked in batches; a malformed hash is not alive. It
+// reads no mempool for transfers (Transfers is nil): a payment counts from
+// its first block, and on ethereum and polygon that comes within seconds.
+// upstream_unavailable when the node cannot be read.
 func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string) (payd.Pending, error) {
 	p := payd.Pending{Alive: map[string]bool{}}
 	if len(unconfirmed) == 0 {
 		return p, nil
 	}
+	if n.lastRead.Load() == 0 {
+		tip, err := n.Tip(ctx)
+		if err != nil {
+			return payd.Pending{}, err
+		}
+		n.noteRead(tip.Height)
+	}
 	found := make([]*struct {
-		Hash hash32 `json:"hash"`
+		BlockHash   *hash32   `json:"blockHash"`
+		BlockNumber *quantity `json:"blockNumber"`
 	}, len(unconfirmed))
 	calls := make([]rpcCall, 0, len(unconfirmed))
 	for i, h := range unconfirmed {
@@ -271,10 +319,26 @@ func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string
 	if err := n.rpc.batch(ctx, calls); err != nil {
 		return payd.Pending{}, err
 	}
+	// Read after the answers: a block BlockAt read meanwhile counts.
+	read := n.lastRead.Load()
 	for i, tx := range found {
-		if tx != nil {
+		switch {
+		case tx == nil:
+		case tx.BlockHash == nil || tx.BlockNumber == nil: // waiting in the pool
+			p.Alive[unconfirmed[i]] = true
+		case int64(*tx.BlockNumber) > read:
 			p.Alive[unconfirmed[i]] = true
 		}
 	}
 	return p, nil
+}
+
+// noteRead notes that BlockAt read the block at height.
+func (n *Node) noteRead(height int64) {
+	for {
+		old := n.lastRead.Load()
+		if height <= old || n.lastRead.CompareAndSwap(old, height) {
+			return
+		}
+	}
 }

@@ -21,11 +21,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/big"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"payd"
 	"payd/chain"
@@ -72,6 +74,10 @@ type Node struct {
 
 	feeMu sync.Mutex
 	fee   feeCache
+
+	// lastRead is the highest height BlockAt has read, for Pending: a
+	// transaction mined at or below it is in a block the follower read.
+	lastRead atomic.Int64
 }
 
 var _ payd.Node = (*Node)(nil)
@@ -82,11 +88,12 @@ const maxCachedKeys = 1024
 
 // New connects to the node at rawURL (http, https, ws or wss) for network, which
 // must be money.Ethereum or money.Polygon, and reads its chain id. The
-// node must answer: upstream_unavailable when it does not. A node on the
-// other network's main chain (137 given for ethereum, 1 for polygon) is
-// refused as a configuration mistake; any other chain id (a test network,
-// a development chain) is followed with the tokens of opts only. Errors
-// never repeat the URL, which may hold credentials.
+// node must answer: upstream_unavailable when it does not. Only the
+// network's own chains are followed (see chainIDs): a node on any other
+// chain is refused as a configuration mistake. A chain other than the
+// main one (a test network, a development chain) is followed with the
+// tokens of opts only. Errors never repeat the URL, which may hold
+// credentials.
 func New(ctx context.Context, network money.Network, rawURL string, opts Options) (*Node, error) {
 	if network != money.Ethereum && network != money.Polygon {
 		return nil, fmt.Errorf("evm: %q is not an EVM network payd serves", network)
@@ -123,6 +130,9 @@ func connect(ctx context.Context, network money.Network, rpc *client, opts Optio
 	if err := n.setTokens(opts.Tokens); err != nil {
 		return nil, err
 	}
+	if err := n.checkDecimals(ctx); err != nil {
+		return nil, err
+	}
 	n.explorer = strings.TrimRight(opts.Explorer, "/")
 	if n.explorer == "" && n.mainnet() {
 		n.explorer = defaultExplorers[network]
@@ -136,14 +146,22 @@ var defaultExplorers = map[money.Network]string{
 	money.Polygon:  "https://polygonscan.com",
 }
 
-// checkChain refuses a node on the other EVM network's main chain.
+// chainIDs are the EIP-155 chain ids each network follows: its main
+// chain, its public test networks, and the ids development chains use
+// (1337: geth --dev and payd's tests; 31337: Hardhat and Anvil). Any other
+// chain is refused, because its native coin would be counted as the
+// network's: a BNB Smart Chain node (56) given for ethereum would make BNB
+// count as ETH.
+var chainIDs = map[money.Network][]uint64{
+	money.Ethereum: {1, 11155111, 17000, 560048, 1337, 31337}, // mainnet, Sepolia, Holesky, Hoodi, dev
+	money.Polygon:  {137, 80002, 1337, 31337},                 // mainnet, Amoy, dev
+}
+
+// checkChain refuses a node on a chain the network does not follow.
 func (n *Node) checkChain() error {
-	for _, other := range []money.Network{money.Ethereum, money.Polygon} {
-		id, _ := chain.ChainID(other)
-		if other != n.network && n.chainID == uint64(id) {
-			return fmt.Errorf("evm: the %s node %s follows chain %d, the main chain of %s",
-				n.network, n.rpc.endpoint, id, other)
-		}
+	if !slices.Contains(chainIDs[n.network], n.chainID) {
+		return fmt.Errorf("evm: the %s node %s follows chain id %d, which is not a %s chain payd follows (%v)",
+			n.network, n.rpc.endpoint, n.chainID, n.network, chainIDs[n.network])
 	}
 	return nil
 }
@@ -190,6 +208,41 @@ func (n *Node) setTokens(configured map[money.Asset]string) error {
 // Close closes the websocket connection to a ws(s) node, if one is open,
 // and an http(s) client's idle connections. A later call dials again.
 func (n *Node) Close() error { return n.rpc.close() }
+
+// decimalsSelector is the input of an ERC-20's decimals() call: the first
+// four bytes of keccak256("decimals()").
+const decimalsSelector = "0x313ce567"
+
+// checkDecimals asks each token contract its decimals() and refuses one
+// whose decimals are not its asset's base decimals (package money): a
+// contract configured by mistake (an 18-decimal token given for USDC)
+// would make every amount paid to it a million million times too large.
+// A contract that answers nothing (an address without code) is refused
+// too. The node's own failure stays upstream_unavailable.
+func (n *Node) checkDecimals(ctx context.Context) error {
+	for _, a := range money.Assets {
+		acc, ok := n.tokens[a]
+		if !ok {
+			continue
+		}
+		contract := addressOf(acc)
+		var out *data
+		call := map[string]string{"to": contract, "data": decimalsSelector}
+		if err := n.rpc.call(ctx, &out, "eth_call", call, "latest"); err != nil {
+			return fmt.Errorf("evm: reading decimals() of the %s contract %s on %s: %w", a, contract, n.network, err)
+		}
+		if out == nil || len(*out) != 32 {
+			return fmt.Errorf("evm: the %s contract %s on %s (%s) does not answer decimals(): is it the token's contract?",
+				a, contract, n.network, n.Chain())
+		}
+		got := new(big.Int).SetBytes(*out)
+		if want := big.NewInt(int64(a.BaseDecimals())); got.Cmp(want) != 0 {
+			return fmt.Errorf("evm: the %s contract %s on %s (%s) has %s decimals, %s has %s: is it the token's contract?",
+				a, contract, n.network, n.Chain(), got, a, want)
+		}
+	}
+	return nil
+}
 
 // Name is the network the node serves.
 func (n *Node) Name() money.Network { return n.network }

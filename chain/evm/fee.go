@@ -33,7 +33,16 @@ const (
 	// minFeeCents is the least estimate: a fee is never free, and the
 	// checkout shows whole cents.
 	minFeeCents = 1
+	// maxGasPriceGwei bounds the gas price an estimate uses, as bitcoin's
+	// estimates stop at 2,000 sat/vB: ethereum's base fee has stayed far
+	// below it (its 2021-2022 peaks were a few hundred gwei), and a node
+	// answering more (a broken or hostile endpoint, a test chain gone
+	// wild) would otherwise show customers a fee of thousands of dollars.
+	maxGasPriceGwei = 2_000
 )
+
+// maxGasPrice is maxGasPriceGwei in wei.
+var maxGasPrice = big.NewInt(maxGasPriceGwei * 1e9)
 
 // weiPerEther converts wei to ETH.
 var weiPerEther = new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
@@ -48,7 +57,7 @@ type feeCache struct {
 // coin a: the gas of the transfer (21,000 for ETH, 65,000 for a token)
 // times the gas price of the next block (base fee plus the median priority
 // tip of recent blocks, from eth_feeHistory; eth_gasPrice on a node without
-// it), priced in ETH by Options.Price, rounded up to a whole cent and at
+// it; at most 2,000 gwei), priced in ETH by Options.Price, rounded up to a whole cent and at
 // least one. The gas price is reused for a minute. invalid_request (field
 // asset) when a is not one of Assets; upstream_unavailable when the node or
 // the price cannot be read now.
@@ -100,8 +109,8 @@ func feeCents(wei *big.Int, gas, price int64) (int64, bool) {
 	return max(cents.Int64(), minFeeCents), true
 }
 
-// gasPrice is the gas price of the next block in wei, from the cache when
-// it is younger than feeTTL.
+// gasPrice is the gas price of the next block in wei, at most
+// maxGasPrice, from the cache when it is younger than feeTTL.
 func (n *Node) gasPrice(ctx context.Context) (*big.Int, error) {
 	n.feeMu.Lock()
 	c := n.fee
@@ -113,6 +122,9 @@ func (n *Node) gasPrice(ctx context.Context) (*big.Int, error) {
 	wei, err := n.readGasPrice(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if wei.Cmp(maxGasPrice) > 0 {
+		wei = maxGasPrice
 	}
 	n.feeMu.Lock()
 	n.fee = feeCache{wei, now}

@@ -85,3 +85,19 @@ func TestFeeCache(t *testing.T) {
 		t.Errorf("without a price: %v, want upstream_unavailable", err)
 	}
 }
+
+// TestGasPriceCeiling answers a gas price no chain charges (10^30 wei, a
+// node gone wrong): the estimate uses the 2,000 gwei ceiling.
+func TestGasPriceCeiling(t *testing.T) {
+	f := serve(t, "0x1", func(method string, _ []json.RawMessage) (any, *rpcError) {
+		if method == "eth_gasPrice" {
+			return "0xc9f2c9cd04674edea40000000", nil // 10^30 wei
+		}
+		return nil, &rpcError{-32601, "method not found"}
+	})
+	n := newNode(t, money.Ethereum, f.URL, Options{})
+	// 2,000 gwei × 21,000 gas = 0.042 ETH, at $3,200: $134.40.
+	if got, err := n.FeeEstimateUSD(context.Background(), money.ETH); err != nil || got != 13_440 {
+		t.Errorf("FeeEstimateUSD = %d, %v; want 13440 cents", got, err)
+	}
+}

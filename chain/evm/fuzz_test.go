@@ -58,8 +58,8 @@ func FuzzLogs(f *testing.F) {
 		if json.Unmarshal(b, &logs) != nil {
 			return
 		}
-		for _, l := range logs {
-			tr, ok := n.tokenTransfer(l, all)
+		for i, l := range logs {
+			tr, ok := n.tokenTransfer(l, i, all)
 			if !ok {
 				continue
 			}
@@ -72,8 +72,8 @@ func FuzzLogs(f *testing.F) {
 			if k, _ := n.WatchKey(tr.To); k != string(l.Topics[2][12:]) {
 				t.Fatalf("To %s is not the recipient topic %s", tr.To, l.Topics[2])
 			}
-			if tr.Index < 0 {
-				t.Fatalf("log index %d: a log's index must never be NativeIndex", tr.Index)
+			if tr.Index != i {
+				t.Fatalf("index %d, want its position %d", tr.Index, i)
 			}
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"payd"
 	"payd/chain/evm"
@@ -222,12 +223,12 @@ func testTokenPayment(t *testing.T, b bundle) {
 	batch := b.chain.TransferTokenBatch(payer, b.token, []string{stranger, b.deposits[1], b.deposits[0]},
 		[]*big.Int{units(1), units(99_999_999), units(10_000)})
 	blk := b.commit(t, w)
-	logIndex := func(tx string, i int) int { return int(b.chain.Receipt(tx).Logs[i].Index) }
 	usdc := func(n int64) money.CoinAmount { return money.NewCoinAmount(money.USDC, n) }
+	// Index is a log's place among its transaction's Transfer logs.
 	want := []payd.Transfer{
-		{TxHash: strings.ToLower(one), Index: logIndex(one, 0), From: payer.Address, To: b.deposits[0], Amount: usdc(12_500_000)},
-		{TxHash: strings.ToLower(batch), Index: logIndex(batch, 1), From: payer.Address, To: b.deposits[1], Amount: usdc(99_999_999)},
-		{TxHash: strings.ToLower(batch), Index: logIndex(batch, 2), From: payer.Address, To: b.deposits[0], Amount: usdc(10_000)},
+		{TxHash: strings.ToLower(one), Index: 0, From: payer.Address, To: b.deposits[0], Amount: usdc(12_500_000)},
+		{TxHash: strings.ToLower(batch), Index: 1, From: payer.Address, To: b.deposits[1], Amount: usdc(99_999_999)},
+		{TxHash: strings.ToLower(batch), Index: 2, From: payer.Address, To: b.deposits[0], Amount: usdc(10_000)},
 	}
 	checkTransfers(t, blk.Transfers, want)
 	if got := b.chain.TokenBalance(b.token, b.deposits[0]); got.Int64() != 12_510_000 {
@@ -275,9 +276,9 @@ func checkTransfers(t *testing.T, got, want []payd.Transfer) {
 
 // TestReorg orphans a block holding a payment: Fork goes back to its
 // parent, and the new branch outgrows the old. Tip and BlockAt follow the
-// new branch, and the orphaned payment is alive as long as go-ethereum
-// still knows it: back in the pool and mined again, or gone when a
-// transaction with its nonce replaced it.
+// new branch. Once the new branch is read, neither orphaned payment is
+// alive: one was mined again in a block BlockAt read (its transfer comes
+// from there), the other was replaced by a transaction with its nonce.
 func TestReorg(t *testing.T) { overEach(t, testReorg) }
 
 func testReorg(t *testing.T, b bundle) {
@@ -321,14 +322,11 @@ func testReorg(t *testing.T, b bundle) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Transfers != nil || !p.Alive[strings.ToLower(again)] || p.Alive[strings.ToLower(replaced)] || len(p.Alive) != 1 {
-		t.Errorf("Pending = %+v, want only %s alive", p, again)
+	if p.Transfers != nil || len(p.Alive) != 0 {
+		t.Errorf("Pending = %+v, want none alive", p)
 	}
-	for _, tx := range []string{again, replaced} {
-		_, _, err := b.chain.Client().TransactionByHash(ctx, common.HexToHash(tx))
-		if (err == nil) != p.Alive[strings.ToLower(tx)] {
-			t.Errorf("%s: go-ethereum says %v, Pending says alive %v", tx, err, p.Alive[strings.ToLower(tx)])
-		}
+	if _, _, err := b.chain.Client().TransactionByHash(ctx, common.HexToHash(replaced)); err == nil {
+		t.Errorf("go-ethereum still knows the replaced %s", replaced)
 	}
 }
 
@@ -355,28 +353,27 @@ func TestForkShorter(t *testing.T) {
 }
 
 // TestPendingBatches asks about more transactions than one batch holds:
-// mined ones are alive, made-up and malformed ones are not.
+// waiting ones are alive, made-up and malformed ones are not.
 func TestPendingBatches(t *testing.T) { overEach(t, testPendingBatches) }
 
 func testPendingBatches(t *testing.T, b bundle) {
-	var mined, asked []string
+	var waiting, asked []string
 	for i := range 3 {
-		mined = append(mined, strings.ToLower(b.chain.SendETH(b.chain.Accounts[i], b.deposits[1], eth(1))))
+		waiting = append(waiting, strings.ToLower(b.chain.SendETH(b.chain.Accounts[i], b.deposits[1], eth(1))))
 	}
-	b.chain.Commit()
 	for i := range 250 {
 		asked = append(asked, common.BigToHash(big.NewInt(int64(i+1))).Hex())
 	}
 	asked = append(asked, "0xnot-a-hash")
-	asked = slices.Insert(asked, 120, mined...)
+	asked = slices.Insert(asked, 120, waiting...)
 	p, err := b.node.Pending(context.Background(), watched{}, asked)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Alive) != len(mined) {
-		t.Errorf("%d alive, want %d", len(p.Alive), len(mined))
+	if len(p.Alive) != len(waiting) {
+		t.Errorf("%d alive, want %d", len(p.Alive), len(waiting))
 	}
-	for _, tx := range mined {
+	for _, tx := range waiting {
 		if !p.Alive[tx] {
 			t.Errorf("%s not alive", tx)
 		}
@@ -417,5 +414,133 @@ func TestFeeEstimate(t *testing.T) {
 	poly := mustNode(t, money.Polygon, b.chain.URL(), evm.Options{Tokens: map[money.Asset]string{money.USDC: b.token}})
 	if got, err := poly.FeeEstimateUSD(ctx, money.USDC); got != 1 || err != nil {
 		t.Errorf("polygon USDC fee = %d, %v; want the 1-cent minimum", got, err)
+	}
+}
+
+// TestReorgKeepsIndex mines a token payment again after a reorg, behind
+// another token transfer: its log's logIndex in the new block differs, and
+// the transfer BlockAt reports keeps its (TxHash, Index), which is what the
+// store keys it by.
+func TestReorgKeepsIndex(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	payer, front := b.chain.Accounts[0], b.chain.Accounts[1]
+	b.chain.TransferToken(payer, b.token, front.Address, units(1_000_000))
+	b.chain.Commit()
+	w := b.watch(t, b.deposits[0])
+	_, parent := b.chain.Head()
+	pay := b.chain.TransferToken(payer, b.token, b.deposits[0], units(12_500_000))
+	old := b.commit(t, w)
+	if len(old.Transfers) != 1 || old.Transfers[0].Index != 0 {
+		t.Fatalf("before the fork: %+v", old.Transfers)
+	}
+
+	b.chain.Fork(parent)
+	// A token transfer with a higher tip goes first in the new block.
+	sendTokenTip(t, b.chain, front, b.token, evmtest.NewAccount(t, "elsewhere").Address, units(1), big.NewInt(10e9))
+	b.chain.Commit()
+	b.chain.Commit() // the new branch is longer
+	r := b.chain.Receipt(pay)
+	if len(r.Logs) != 1 || r.Logs[0].Index == 0 {
+		t.Fatalf("the payment was mined again at log index %d of block %d; the test needs it moved", r.Logs[0].Index, r.BlockNumber)
+	}
+	blk, err := b.node.BlockAt(ctx, r.BlockNumber.Int64(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTransfers(t, blk.Transfers, old.Transfers)
+	tip, err := b.node.BlockAt(ctx, old.Height+1, w)
+	if err != nil || len(tip.Transfers) != 0 {
+		t.Fatalf("the new tip: %+v, %v", tip.Transfers, err)
+	}
+	// The follower has read the block that mined it again: Pending does not
+	// keep a transfer of it alive beside the one read.
+	p, err := b.node.Pending(ctx, w, []string{strings.ToLower(pay)})
+	if err != nil || len(p.Alive) != 0 {
+		t.Errorf("Pending = %+v, %v; want the re-mined payment not alive", p, err)
+	}
+}
+
+// TestPendingAlive asks about a transaction waiting in the pool (alive),
+// one mined in a block BlockAt read (not alive: the follower has its
+// transfers from the block) and one mined above it (alive: the follower
+// has yet to read it).
+func TestPendingAlive(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	w := b.watch(t, b.deposits[0])
+	read := strings.ToLower(b.chain.SendETH(b.chain.Accounts[1], b.deposits[0], eth(1)))
+	b.commit(t, w)
+	above := strings.ToLower(b.chain.SendETH(b.chain.Accounts[2], b.deposits[0], eth(1)))
+	b.chain.Commit()
+	waiting := strings.ToLower(b.chain.SendETH(b.chain.Accounts[3], b.deposits[0], eth(1)))
+	p, err := b.node.Pending(ctx, w, []string{read, above, waiting})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Alive[read] || !p.Alive[above] || !p.Alive[waiting] {
+		t.Errorf("Pending = %+v; want %s and %s alive, not %s", p.Alive, above, waiting, read)
+	}
+	// A node just started (no block read) takes its tip as read: the
+	// follower asks only once it has caught up.
+	fresh := mustNode(t, money.Ethereum, b.chain.URL(), evm.Options{Price: ethPrice})
+	p, err = fresh.Pending(ctx, w, []string{read, above, waiting})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Alive[read] || p.Alive[above] || !p.Alive[waiting] {
+		t.Errorf("after a restart: Pending = %+v; want only %s alive", p.Alive, waiting)
+	}
+}
+
+// sendTokenTip sends units of token from an account to an address with
+// the tip the chain suggests raised by extraTip, so that the block orders
+// it before transactions of a lower tip, and returns its hash.
+func sendTokenTip(t *testing.T, c *evmtest.Chain, from evmtest.Account, token, to string, units, extraTip *big.Int) string {
+	t.Helper()
+	ctx := context.Background()
+	cl := c.Client()
+	head, err := cl.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip, err := cl.SuggestGasTipCap(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip.Add(tip, extraTip)
+	nonce, err := cl.PendingNonceAt(ctx, common.HexToAddress(from.Address))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// transfer(address,uint256): its selector, then both arguments in 32
+	// bytes each.
+	input := append(common.FromHex("0xa9059cbb"), common.LeftPadBytes(common.HexToAddress(to).Bytes(), 32)...)
+	input = append(input, common.LeftPadBytes(units.Bytes(), 32)...)
+	contract := common.HexToAddress(token)
+	tx, err := types.SignNewTx(from.Key, types.LatestSignerForChainID(big.NewInt(evmtest.ChainID)), &types.DynamicFeeTx{
+		ChainID: big.NewInt(evmtest.ChainID), Nonce: nonce, GasTipCap: tip,
+		GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip),
+		Gas:       1_000_000, To: &contract, Data: input,
+	})
+	if err == nil {
+		err = cl.SendTransaction(ctx, tx)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx.Hash().Hex()
+}
+
+// TestTokenDecimalsChecked configures USDC at contracts geth answers for:
+// the test token (6 decimals, taken) and an account without code (whose
+// decimals() answers nothing: refused, naming the address).
+func TestTokenDecimalsChecked(t *testing.T) {
+	b := setup(t) // the token, 6 decimals, is taken
+	notToken := b.chain.Accounts[3].Address
+	_, err := evm.New(context.Background(), money.Ethereum, b.chain.URL(),
+		evm.Options{Price: ethPrice, Tokens: map[money.Asset]string{money.USDC: notToken}})
+	if err == nil || !strings.Contains(err.Error(), notToken) {
+		t.Errorf("New with USDC at an account = %v, want an error naming %s", err, notToken)
 	}
 }

@@ -70,6 +70,9 @@ func serve(t *testing.T, chainID string, h handler) *fakeNode {
 			if h != nil && (q.Method != "eth_chainId" || chainID == "") {
 				res, rerr = h(q.Method, q.Params)
 			}
+			if q.Method == "eth_call" && res == nil && (rerr == nil || rerr.Code == -32601) { // decimals() of a token, unless h answers
+				res, rerr = decimals(6), nil
+			}
 			m := map[string]any{"jsonrpc": "2.0", "id": q.ID}
 			if rerr != nil {
 				m["error"] = rerr
@@ -91,6 +94,9 @@ func serve(t *testing.T, chainID string, h handler) *fakeNode {
 	t.Cleanup(f.Close)
 	return f
 }
+
+// decimals is the answer of an ERC-20's decimals().
+func decimals(n int) string { return fmt.Sprintf("0x%064x", n) }
 
 // count is how many calls of method the node had.
 func (f *fakeNode) count(method string) int {
@@ -204,6 +210,20 @@ func TestNodeErrors(t *testing.T) {
 	}
 }
 
+// TestNewAccepts takes the test and development chains of each network.
+func TestNewAccepts(t *testing.T) {
+	for _, c := range []struct {
+		n  money.Network
+		id string
+	}{{money.Ethereum, "0xaa36a7"}, {money.Ethereum, "0x4268"}, {money.Ethereum, "0x88bb0"}, {money.Ethereum, "0x539"},
+		{money.Ethereum, "0x7a69"}, {money.Polygon, "0x13882"}, {money.Polygon, "0x539"}, {money.Polygon, "0x7a69"}} {
+		n := newNode(t, c.n, serve(t, c.id, nil).URL, Options{})
+		if len(n.Assets()) > 1 {
+			t.Errorf("%s on %s took the mainnet tokens: %v", c.n, n.Chain(), n.Assets())
+		}
+	}
+}
+
 func TestNewRefuses(t *testing.T) {
 	eth := serve(t, "0x1", nil)
 	poly := serve(t, "0x89", nil)
@@ -218,6 +238,9 @@ func TestNewRefuses(t *testing.T) {
 		"no host":             {money.Ethereum, "http:///KEYinPATH", Options{Price: fixedPrice}},
 		"polygon as ethereum": {money.Ethereum, poly.URL, Options{Price: fixedPrice}},
 		"ethereum as polygon": {money.Polygon, eth.URL, Options{}},
+		"BSC as ethereum":     {money.Ethereum, serve(t, "0x38", nil).URL, Options{Price: fixedPrice}},
+		"Sepolia as polygon":  {money.Polygon, serve(t, "0xaa36a7", nil).URL, Options{}},
+		"Gnosis as ethereum":  {money.Ethereum, serve(t, "0x64", nil).URL, Options{Price: fixedPrice}},
 		"bad contract": {money.Ethereum, eth.URL, Options{Price: fixedPrice,
 			Tokens: map[money.Asset]string{money.USDC: "0x1234"}}},
 		"USDT on polygon": {money.Polygon, poly.URL, Options{
@@ -233,6 +256,9 @@ func TestNewRefuses(t *testing.T) {
 				t.Fatalf("New took it: %s", n.Chain())
 			}
 			checkNoSecret(t, err)
+			if (strings.HasSuffix(name, " as ethereum") || strings.HasSuffix(name, " as polygon")) && !strings.Contains(err.Error(), "chain id") {
+				t.Errorf("the error does not name the chain id: %v", err)
+			}
 		})
 	}
 }
@@ -281,13 +307,52 @@ func TestMainnet(t *testing.T) {
 	}
 }
 
+// TestTokenDecimals refuses a token contract whose decimals() are not its
+// asset's: an 18-decimal contract given for USDC, or one that answers
+// nothing. The error names the contract.
+func TestTokenDecimals(t *testing.T) {
+	const contract = "0xc2132D05D31c914a87C6611C10748AEb04B58e8F"
+	for name, answer := range map[string]any{"18 decimals": decimals(18), "no code": "0x"} {
+		t.Run(name, func(t *testing.T) {
+			var asked map[string]string
+			f := serve(t, "0x539", func(method string, params []json.RawMessage) (any, *rpcError) {
+				if method == "eth_call" {
+					json.Unmarshal(params[0], &asked)
+					return answer, nil
+				}
+				return nil, &rpcError{-32601, "no such method"}
+			})
+			_, err := New(context.Background(), money.Ethereum, f.URL,
+				Options{Price: fixedPrice, Tokens: map[money.Asset]string{money.USDC: contract}})
+			if err == nil || !strings.Contains(err.Error(), contract) {
+				t.Errorf("New = %v, want an error naming %s", err, contract)
+			}
+			if !strings.EqualFold(asked["to"], contract) || asked["data"] != "0x313ce567" {
+				t.Errorf("eth_call %v, want decimals() of %s", asked, contract)
+			}
+		})
+	}
+	// A node that cannot answer is the node's failure, to retry.
+	f := serve(t, "0x539", func(method string, params []json.RawMessage) (any, *rpcError) {
+		return nil, &rpcError{-32000, "busy"}
+	})
+	_, err := New(context.Background(), money.Ethereum, f.URL,
+		Options{Price: fixedPrice, Tokens: map[money.Asset]string{money.USDC: contract}})
+	if payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
+		t.Errorf("New on a failing node = %v, want upstream_unavailable", err)
+	}
+}
+
 // TestBatchOrder answers a batch in reverse order: each answer goes to its
 // call by id.
 func TestBatchOrder(t *testing.T) {
 	alive := "0x" + strings.Repeat("11", 32)
 	f := serve(t, "0x539", func(method string, params []json.RawMessage) (any, *rpcError) {
+		if method == "eth_getBlockByNumber" {
+			return map[string]any{"number": "0x5", "hash": hashOf(5), "parentHash": hashOf(4)}, nil
+		}
 		if string(params[0]) == `"`+alive+`"` {
-			return map[string]string{"hash": alive}, nil
+			return map[string]any{"hash": alive, "blockHash": nil, "blockNumber": nil}, nil
 		}
 		return nil, nil
 	})
