@@ -9,7 +9,6 @@ package bitcoin
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -157,26 +156,16 @@ func (n *Node) main() bool { return n.hrp == "bc" }
 func (n *Node) Deposit(accountKey string, index uint32) (payd.Deposit, error) {
 	k, err := n.keys.Parse(money.Bitcoin, accountKey)
 	if err != nil {
-		return payd.Deposit{}, hdError("account_key", err)
+		return payd.Deposit{}, chain.KeyError("account_key", err)
 	}
 	if k.Testnet() && n.main() {
 		return payd.Deposit{}, payd.FieldError("account_key", "is a testnet key (vpub); the bitcoin node follows the main chain")
 	}
 	addr, err := k.BitcoinAddress(index, n.hrp)
 	if err != nil {
-		return payd.Deposit{}, hdError("index", err)
+		return payd.Deposit{}, chain.KeyError("index", err)
 	}
 	return payd.Deposit{Address: addr}, nil
-}
-
-// hdError turns a refusal of package hd into invalid_request naming field;
-// other errors (no key at a BIP32 index, about 2^-127) pass unchanged.
-func hdError(field string, err error) error {
-	var e *hd.Error
-	if errors.As(err, &e) {
-		return payd.FieldError(field, "%s", e.Error())
-	}
-	return err
 }
 
 // ValidAddress returns invalid_request (field address) unless s is an
@@ -184,10 +173,10 @@ func hdError(field string, err error) error {
 // networks tb1 (bcrt1 on regtest) and the shared m/n/2 legacy forms.
 func (n *Node) ValidAddress(s string) error {
 	if n.main() {
-		return hdError("address", hd.ValidAddress(money.Bitcoin, s))
+		return chain.KeyError("address", hd.ValidAddress(money.Bitcoin, s))
 	}
 	if err := hd.ValidTestnetAddress(money.Bitcoin, s); err != nil {
-		return hdError("address", err)
+		return chain.KeyError("address", err)
 	}
 	lower := strings.ToLower(s)
 	other := map[string]string{"tb": "bcrt1", "bcrt": "tb1"}[n.hrp]
@@ -200,10 +189,7 @@ func (n *Node) ValidAddress(s string) error {
 // ValidTxHash returns invalid_tx_hash (field tx_hash) unless s has the
 // shape of a bitcoin txid.
 func (n *Node) ValidTxHash(s string) error {
-	if err := hd.ValidTxHash(money.Bitcoin, s); err != nil {
-		return &payd.Error{Code: payd.ErrInvalidTxHash, Field: "tx_hash", Message: err.Error()}
-	}
-	return nil
+	return chain.ValidTxHash(money.Bitcoin, s)
 }
 
 // PaymentURI is the BIP21 URI a wallet scans to pay req (see

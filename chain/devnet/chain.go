@@ -3,7 +3,6 @@ package devnet
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"net/url"
 
 	"payd"
@@ -44,11 +43,11 @@ func (c *Chain) Assets() []money.Asset {
 func (c *Chain) Deposit(accountKey string, index uint32) (payd.Deposit, error) {
 	k, err := c.d.keys.Parse(c.n, accountKey)
 	if err != nil {
-		return payd.Deposit{}, hdError("account_key", err)
+		return payd.Deposit{}, chain.KeyError("account_key", err)
 	}
 	addr, err := k.Address(index)
 	if err != nil {
-		return payd.Deposit{}, hdError("index", err)
+		return payd.Deposit{}, chain.KeyError("index", err)
 	}
 	if c.n != money.Solana {
 		return payd.Deposit{Address: addr}, nil
@@ -60,21 +59,11 @@ func (c *Chain) Deposit(accountKey string, index uint32) (payd.Deposit, error) {
 	return payd.Deposit{Address: addr, Reference: ref}, nil
 }
 
-// hdError turns a refusal of package hd into invalid_request naming field;
-// other errors (no key at a BIP32 index, about 2^-127) pass unchanged.
-func hdError(field string, err error) error {
-	var e *hd.Error
-	if errors.As(err, &e) {
-		return payd.FieldError(field, "%s", e.Error())
-	}
-	return err
-}
-
 // ValidAddress returns invalid_request (field address) unless s is an
 // address of this network's main chain.
 func (c *Chain) ValidAddress(s string) error {
 	if err := hd.ValidAddress(c.n, s); err != nil {
-		return hdError("address", err)
+		return chain.KeyError("address", err)
 	}
 	return nil
 }
@@ -82,10 +71,7 @@ func (c *Chain) ValidAddress(s string) error {
 // ValidTxHash returns invalid_tx_hash (field tx_hash) unless s has the
 // shape of a transaction hash of this network.
 func (c *Chain) ValidTxHash(s string) error {
-	if err := hd.ValidTxHash(c.n, s); err != nil {
-		return &payd.Error{Code: payd.ErrInvalidTxHash, Field: "tx_hash", Message: err.Error()}
-	}
-	return nil
+	return chain.ValidTxHash(c.n, s)
 }
 
 // PaymentURI is the URI a wallet scans to pay req (see chain.PaymentURI).

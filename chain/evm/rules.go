@@ -2,7 +2,6 @@ package evm
 
 import (
 	"encoding/hex"
-	"errors"
 	"net/url"
 
 	"payd"
@@ -18,30 +17,20 @@ import (
 func (n *Node) Deposit(accountKey string, index uint32) (payd.Deposit, error) {
 	k, err := n.keys.Parse(n.network, accountKey)
 	if err != nil {
-		return payd.Deposit{}, hdError("account_key", err)
+		return payd.Deposit{}, chain.KeyError("account_key", err)
 	}
 	addr, err := k.Address(index)
 	if err != nil {
-		return payd.Deposit{}, hdError("index", err)
+		return payd.Deposit{}, chain.KeyError("index", err)
 	}
 	return payd.Deposit{Address: addr}, nil
-}
-
-// hdError turns a refusal of package hd into invalid_request naming field;
-// other errors (no key at a BIP32 index, about 2^-127) pass unchanged.
-func hdError(field string, err error) error {
-	var e *hd.Error
-	if errors.As(err, &e) {
-		return payd.FieldError(field, "%s", e.Error())
-	}
-	return err
 }
 
 // ValidAddress returns invalid_request (field address) unless s is 0x and
 // 40 hex digits, EIP-55 checksummed when its case is mixed.
 func (n *Node) ValidAddress(s string) error {
 	if err := hd.ValidAddress(n.network, s); err != nil {
-		return hdError("address", err)
+		return chain.KeyError("address", err)
 	}
 	return nil
 }
@@ -49,10 +38,7 @@ func (n *Node) ValidAddress(s string) error {
 // ValidTxHash returns invalid_tx_hash (field tx_hash) unless s is 0x and
 // 64 hex digits.
 func (n *Node) ValidTxHash(s string) error {
-	if err := hd.ValidTxHash(n.network, s); err != nil {
-		return &payd.Error{Code: payd.ErrInvalidTxHash, Field: "tx_hash", Message: err.Error()}
-	}
-	return nil
+	return chain.ValidTxHash(n.network, s)
 }
 
 // PaymentURI is the EIP-681 request for req on the node's chain, with the
