@@ -158,7 +158,12 @@ func (c *Checkout) see(p *Payment, t Transfer, explorer func(string) string, now
 		st.Confirmations = t.Confirmations
 		return Outcome{Changed: true}
 	}
-	late := !c.Active() || !now.Before(c.ExpiresAt)
+	// Late is first seen once the checkout stopped taking funds: its quote
+	// ended by the expirer (or by this Observe, after it), canceled or
+	// replaced. A transfer seen while it still takes funds is on time,
+	// its quote's end not yet applied: the expirer holds quotes while
+	// payd cannot see a chain, so one sent then is judged once seen.
+	late := !c.Active()
 	st := SeenTransfer{TxHash: t.TxHash, Index: t.Index, From: t.From,
 		Amount: t.Amount, Confirmations: t.Confirmations, Late: late, SeenAt: now}
 	c.Transfers = append(c.Transfers, st)

@@ -96,11 +96,21 @@ func (q *queries) WatchedCheckouts(ctx context.Context, n money.Network, now tim
 // for a WHERE that contains its condition word for word. Inside a
 // PostgreSQL transaction the rows are locked and rows another transaction
 // holds are skipped, so replicas expiring at once share the work.
-func (q *queries) DueCheckouts(ctx context.Context, now time.Time, limit int) (_ []*payd.Checkout, err error) {
+// Checkouts on the held networks are left out (card ones, with no
+// network, never are).
+func (q *queries) DueCheckouts(ctx context.Context, now time.Time, limit int, held []money.Network) (_ []*payd.Checkout, err error) {
 	defer fail(&err, "checkout", "store.DueCheckouts")
+	args := []any{micros(now), limit}
+	skip := ""
+	if len(held) > 0 {
+		for _, n := range held {
+			args = append(args, string(n))
+		}
+		skip = ` AND (network IS NULL OR network NOT IN (` + placeholders(3, len(held)) + `))`
+	}
 	return q.checkouts(ctx, `SELECT `+checkoutColumns+` FROM checkouts
-		WHERE status IN ('open', 'processing', 'underpaid') AND expires_at <= $1
-		ORDER BY expires_at, id LIMIT $2`+q.skipLocked(), micros(now), limit)
+		WHERE status IN ('open', 'processing', 'underpaid') AND expires_at <= $1`+skip+`
+		ORDER BY expires_at, id LIMIT $2`+q.skipLocked(), args...)
 }
 
 // checkouts runs a query of checkoutColumns and reads every row.
@@ -219,8 +229,8 @@ func (db *DB) WatchedCheckouts(ctx context.Context, n money.Network, now time.Ti
 }
 
 // DueCheckouts returns live checkouts whose quote ended at or before now.
-func (db *DB) DueCheckouts(ctx context.Context, now time.Time, limit int) ([]*payd.Checkout, error) {
-	return db.reader(ctx).DueCheckouts(ctx, now, limit)
+func (db *DB) DueCheckouts(ctx context.Context, now time.Time, limit int, held []money.Network) ([]*payd.Checkout, error) {
+	return db.reader(ctx).DueCheckouts(ctx, now, limit, held)
 }
 
 // DuePayments returns pending payments whose expires_at is at or before now.

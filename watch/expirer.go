@@ -5,16 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"time"
 
 	"payd"
 	"payd/clock"
 	"payd/loop"
+	"payd/money"
 )
 
 // Expirer ends what the clock has run out on: quotes of checkouts still
 // taking funds, and pending payments past their expires_at (spec 3). Every
 // replica may run one: each change is made on rows read again in its own
 // transaction, so two expirers never both apply it.
+//
+// On a network followed on a real node, nothing is ended while payd cannot
+// see the chain: its node cannot be read, no replica has read it lately,
+// or its follower is behind the node's tip (catching up). A customer who
+// paid then would otherwise find the payment ended as unpaid, and the
+// transfer, seen later, counted as late; once the follower has caught up,
+// what is due ends with what arrived in time known.
 type Expirer struct {
 	store  payd.Store
 	clock  clock.Clock
@@ -39,16 +49,21 @@ func (e *Expirer) Start(ctx context.Context) {
 // Stop stops the expirer and waits for a run in progress to end.
 func (e *Expirer) Stop() { e.runner.Stop() }
 
-// RunOnce ends every checkout and payment due at the clock's time.
+// RunOnce ends every checkout and payment due at the clock's time, but
+// those on held networks.
 func (e *Expirer) RunOnce(ctx context.Context) error {
 	now := e.clock.Now()
-	cs, err := e.store.DueCheckouts(ctx, now, e.opts.Page)
+	held, err := e.held(ctx, now)
+	if err != nil {
+		return err
+	}
+	cs, err := e.store.DueCheckouts(ctx, now, e.opts.Page, held)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, c := range cs {
-		if err := e.expire(ctx, c.BusinessID, c.PaymentID, c.ID); err != nil {
+		if err := e.expire(ctx, c.BusinessID, c.PaymentID, c.ID, held); err != nil {
 			errs = append(errs, fmt.Errorf("checkout %s: %w", c.ID, err))
 		}
 	}
@@ -57,16 +72,48 @@ func (e *Expirer) RunOnce(ctx context.Context) error {
 		return errors.Join(append(errs, err)...)
 	}
 	for _, p := range ps {
-		if err := e.expire(ctx, p.BusinessID, p.ID, p.CheckoutID); err != nil {
+		if err := e.expire(ctx, p.BusinessID, p.ID, p.CheckoutID, held); err != nil {
 			errs = append(errs, fmt.Errorf("payment %s: %w", p.ID, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
+// held lists the followed networks payd cannot see now: no status yet,
+// a failing node, no reading for staleAfter, or a follower behind the
+// node's tip.
+func (e *Expirer) held(ctx context.Context, now time.Time) ([]money.Network, error) {
+	if len(e.opts.Followed) == 0 {
+		return nil, nil
+	}
+	all, err := e.store.ChainStatuses(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byNetwork := map[money.Network]payd.ChainStatus{}
+	for _, s := range all {
+		byNetwork[s.Network] = s
+	}
+	var out []money.Network
+	for _, n := range e.opts.Followed {
+		if s, ok := byNetwork[n]; unseen(s, ok, now) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// unseen reports whether payd cannot see a followed network's chain now,
+// from its status (ok false when it has none yet): the node failed, no
+// replica read it for staleAfter, or the follower is behind its tip.
+func unseen(s payd.ChainStatus, ok bool, now time.Time) bool {
+	return !ok || s.Error != "" || now.Sub(s.CheckedAt) > staleAfter || s.Lag() > 0
+}
+
 // expire reads the payment and its checkout (checkoutID may be "") in a
-// transaction and lets the domain decide what has run out.
-func (e *Expirer) expire(ctx context.Context, bizID, paymentID, checkoutID string) error {
+// transaction and lets the domain decide what has run out. A payment whose
+// checkout takes funds on a held network waits with it.
+func (e *Expirer) expire(ctx context.Context, bizID, paymentID, checkoutID string, held []money.Network) error {
 	now := e.clock.Now()
 	return e.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
 		p, err := q.PaymentByID(ctx, bizID, paymentID)
@@ -78,6 +125,9 @@ func (e *Expirer) expire(ctx context.Context, bizID, paymentID, checkoutID strin
 			c, err := q.CheckoutByID(ctx, checkoutID)
 			if err != nil {
 				return err
+			}
+			if c.Active() && c.Crypto != nil && slices.Contains(held, c.Crypto.Network) {
+				return nil
 			}
 			if was := c.Status; c.Active() {
 				if o := c.Expire(p, now); o.Changed {

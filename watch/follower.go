@@ -561,6 +561,22 @@ func (c *Chain) Transfers(ctx context.Context, deposits []payd.Deposit) ([]payd.
 // something (in this process), so the watcher runs at once.
 func (c *Chain) Changed() <-chan struct{} { return c.f.Changed() }
 
+// Unseen reports whether payd cannot see the chain now (see unseen): the
+// watcher then leaves the network's checkouts as they are, as the
+// expirer does, rather than end a quote whose payment it cannot see.
+func (c *Chain) Unseen(ctx context.Context) (bool, error) {
+	all, err := c.f.store.ChainStatuses(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, s := range all {
+		if s.Network == c.Node.Name() {
+			return unseen(s, true, c.f.clock.Now()), nil
+		}
+	}
+	return true, nil
+}
+
 // FeeEstimateUSD is the node's estimate, but refuses new checkouts
 // (temporarily_unavailable) while the network's node cannot be read or no
 // replica has followed it lately: a customer must not be told to pay on

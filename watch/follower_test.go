@@ -270,3 +270,55 @@ func TestFollowerRefusesOtherChain(t *testing.T) {
 		}
 	})
 }
+
+// TestExpirerHoldsQuotesWhileTheChainIsUnseen: while a followed network's
+// node cannot be read, its quotes do not end; a payment sent meanwhile is
+// seen once the node is back and pays on time, and a quote with nothing
+// sent ends only then.
+func TestExpirerHoldsQuotesWhileTheChainIsUnseen(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+		node := newMemNode()
+		log := storetest.Logger(t)
+		f := NewFollower(db, node, clk, log, FollowOptions{Lease: 10 * time.Minute})
+		w := NewWatcher(db, f.Network(), clk, log, Options{Lease: 10 * time.Minute})
+		e := NewExpirer(db, clk, log, Options{Followed: []money.Network{money.Polygon}})
+		paid := openCheckout(t, db, clk.Now(), "0xpaid")
+		unpaid := openCheckout(t, db, clk.Now(), "0xunpaid")
+		must(t, f.RunOnce(ctx))
+		node.do(func() { node.down = true })
+		if err := f.RunOnce(ctx); err == nil {
+			t.Fatal("RunOnce on a node that is down succeeded")
+		}
+		// Sent while payd cannot see the chain; the quote runs out.
+		node.do(func() {
+			node.mempool = []payd.Transfer{{TxHash: "0xt", From: "0xc", To: "0xpaid",
+				Amount: money.NewCoinAmount(money.USDC, 25_000_000)}}
+			node.mine()
+		})
+		clk.Advance(20 * time.Minute)
+		must(t, e.RunOnce(ctx))
+		for _, p := range []*payd.Payment{paid, unpaid} {
+			c, err := db.CheckoutByID(ctx, p.CheckoutID)
+			must(t, err)
+			if c.Status != payd.CheckoutOpen {
+				t.Fatalf("checkout %s ended while its chain was unseen: %s", c.ID, c.Status)
+			}
+		}
+		node.do(func() { node.down = false; node.mine() })
+		must(t, f.RunOnce(ctx))
+		must(t, w.RunOnce(ctx))
+		must(t, e.RunOnce(ctx))
+		got, err := db.PaymentByID(ctx, paid.BusinessID, paid.ID)
+		must(t, err)
+		if got.Status != payd.PaymentSucceeded {
+			t.Fatalf("the payment sent during the outage: %s, events %+v", got.Status, got.Events)
+		}
+		c, err := db.CheckoutByID(ctx, unpaid.CheckoutID)
+		must(t, err)
+		if c.Status != payd.CheckoutExpired {
+			t.Fatalf("the unpaid checkout once the chain is seen again: %s", c.Status)
+		}
+	})
+}

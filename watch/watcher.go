@@ -33,6 +33,10 @@ type Options struct {
 	// their transactions. Only tests of the loops alone leave it nil: they
 	// get silent, which renders none.
 	Events payd.EventRecorder
+	// Followed are the networks followed on real nodes (the expirer's
+	// option): their quotes hold while payd cannot see the chain (see
+	// Expirer).
+	Followed []money.Network
 }
 
 // silent is the EventRecorder of a loop run without an API, in tests of
@@ -70,6 +74,12 @@ func (o Options) withDefaults() Options {
 // at once instead of at its next tick (the devnet does).
 type changer interface {
 	Changed() <-chan struct{}
+}
+
+// blinder is a network whose chain payd may not see for a while (a real
+// node followed by a Follower): the watcher skips its runs meanwhile.
+type blinder interface {
+	Unseen(ctx context.Context) (bool, error)
 }
 
 // Watcher follows one network's deposits. One replica at a time watches a
@@ -159,6 +169,11 @@ func (w *Watcher) run(ctx context.Context, from payd.WatchCursor) (held bool, er
 	held, err = w.store.AcquireLease(ctx, "watch:"+string(w.net.Name()), w.holder, now, now.Add(w.opts.Lease))
 	if err != nil || !held {
 		return false, err
+	}
+	if b, ok := w.net.(blinder); ok {
+		if unseen, err := b.Unseen(ctx); err != nil || unseen {
+			return false, err
+		}
 	}
 	var errs []error
 	for after := from; ; {

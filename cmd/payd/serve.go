@@ -172,7 +172,13 @@ func startLoops(ctx context.Context, db *store.DB, followers map[money.Network]*
 		w.Start(ctx)
 		stops = append(stops, w.Stop)
 	}
-	e := watch.NewExpirer(db, clk, log, watch.Options{Events: events})
+	var followed []money.Network
+	for _, n := range money.Networks {
+		if followers[n] != nil {
+			followed = append(followed, n)
+		}
+	}
+	e := watch.NewExpirer(db, clk, log, watch.Options{Events: events, Followed: followed})
 	e.Start(ctx)
 	stops = append(stops, e.Stop)
 	return func() {
