@@ -84,9 +84,11 @@ func TestPwnedFailures(t *testing.T) {
 			w.Header().Set("Retry-After", "2")
 			http.Error(w, `{"statusCode":429,"message":"Rate limit is exceeded."}`, http.StatusTooManyRequests)
 		},
-		"500":      func(w http.ResponseWriter, r *http.Request) { http.Error(w, "oops", http.StatusInternalServerError) },
-		"html":     func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html><body>Cloudflare</body></html>")) },
-		"garbage":  func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("2DC183F740EE76F27B78EB39C8AD972A757:lots\r\n")) },
+		"500":  func(w http.ResponseWriter, r *http.Request) { http.Error(w, "oops", http.StatusInternalServerError) },
+		"html": func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html><body>Cloudflare</body></html>")) },
+		"garbage": func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte("2DC183F740EE76F27B78EB39C8AD972A757:lots\r\n"))
+		},
 		"too long": func(w http.ResponseWriter, r *http.Request) { w.Write(make([]byte, maxRangeBody+1)) },
 		"cut short": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "1000")
