@@ -66,7 +66,7 @@ func Encode(p Params, salt, key []byte) string {
 func Decode(s string) (p Params, salt, key []byte, err error) {
 	parts := strings.Split(s, "$")
 	if len(parts) != 6 || parts[0] != "" || parts[1] != "argon2id" || parts[2] != "v=19" {
-		return Params{}, nil, nil, fmt.Errorf("%w: not $argon2id$v=19$...", ErrMalformed)
+		return Params{}, nil, nil, fmt.Errorf("%w: not an argon2id version 19 PHC string", ErrMalformed)
 	}
 	if p, err = decodeParams(parts[3]); err != nil {
 		return Params{}, nil, nil, err
@@ -74,7 +74,8 @@ func Decode(s string) (p Params, salt, key []byte, err error) {
 	salt, err1 := b64.DecodeString(parts[4])
 	key, err2 := b64.DecodeString(parts[5])
 	switch {
-	case err1 != nil || err2 != nil:
+	case err1 != nil || err2 != nil || b64.EncodeToString(salt) != parts[4] || b64.EncodeToString(key) != parts[5]:
+		// The comparison catches what the decoder skips: \r and \n.
 		return Params{}, nil, nil, fmt.Errorf("%w: bad base64", ErrMalformed)
 	case len(salt) < minSalt || len(salt) > maxSalt:
 		return Params{}, nil, nil, fmt.Errorf("%w: salt of %d bytes", ErrMalformed, len(salt))

@@ -54,6 +54,7 @@ func TestDecodeStrict(t *testing.T) {
 		"missing key":      "$argon2id$v=19$m=19456,t=2,p=1$" + salt,
 		"trailing dollar":  ok + "$",
 		"space":            " " + ok,
+		"line break":       "$argon2id$v=19$m=19456,t=2,p=1$\r" + salt + "$" + key,
 		"bcrypt":           "$2b$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW",
 		"plain text":       "hunter2",
 		"missing params":   "$argon2id$v=19$$" + salt + "$" + key,
