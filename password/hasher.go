@@ -132,13 +132,25 @@ func (h *Hasher) Verify(ctx context.Context, password, encoded string) (ok, reha
 	if err != nil {
 		return false, false, err
 	}
+	tooLong := len(password) > maxInput
+	if tooLong {
+		password = "" // spend the same, then fail: no new password is this long
+	}
 	got, err := h.key(ctx, password, salt, p)
 	if err != nil {
 		return false, false, err
 	}
-	ok = subtle.ConstantTimeCompare(got, want) == 1
+	ok = subtle.ConstantTimeCompare(got, want) == 1 && !tooLong
 	return ok, ok && p != h.params, nil
 }
+
+// maxInput is the longest password, in bytes, Verify hashes. A new password
+// is at most 128 runes after NFKC (payd.CheckPassword on Normalize), and
+// composition shrinks a string by at most about 9 bytes a rune (a Hangul
+// syllable typed as three jamo), so nothing stored came from a longer one;
+// the cap keeps a sign-in from making payd normalise and hash up to the
+// 1 MiB body limit.
+const maxInput = 4096
 
 // VerifyNone spends what Verify spends on a hash at the current parameters,
 // the same memory, time and place in the queue, and then fails. Sign-in

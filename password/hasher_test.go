@@ -37,6 +37,15 @@ func TestHashVerify(t *testing.T) {
 	}
 }
 
+func TestVerifyTooLong(t *testing.T) {
+	ctx := context.Background()
+	h := NewHasher(Config{Params: testParams})
+	enc, _ := h.Hash(ctx, "")
+	if ok, _, err := h.Verify(ctx, strings.Repeat("x", maxInput+1), enc); ok || err != nil {
+		t.Errorf("Verify(too long) = %v, %v; want false, nil", ok, err)
+	}
+}
+
 func TestVerifyRehash(t *testing.T) {
 	ctx := context.Background()
 	old := NewHasher(Config{Params: testParams})
