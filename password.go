@@ -63,6 +63,14 @@ func BreachedPassword() *Error {
 	return &Error{Code: ErrWeakPassword, Field: "password", Message: msgPasswordBreached}
 }
 
+// InvalidCredentials is sign-in's one refusal, the same words for a wrong
+// password, an unknown email and an account without a password, so the
+// answer tells nobody which it was (spec 7.6). It names no field for the
+// same reason.
+func InvalidCredentials() *Error {
+	return &Error{Code: ErrInvalidCredentials, Message: "the email or password is not right"}
+}
+
 // passwordRule returns the message of the first rule password breaks, or "".
 func passwordRule(password, email string) string {
 	if !utf8.ValidString(password) {

@@ -90,6 +90,9 @@ func TestBreachedPassword(t *testing.T) {
 	if e := BreachedPassword(); e.Code != ErrWeakPassword || !strings.Contains(e.Message, "breach") {
 		t.Errorf("BreachedPassword() = %#v", e)
 	}
+	if e := InvalidCredentials(); e.Code != ErrInvalidCredentials || e.Field != "" {
+		t.Errorf("InvalidCredentials() = %#v", e)
+	}
 }
 
 // FuzzCheckPassword checks that CheckPassword never panics and that an
