@@ -72,11 +72,16 @@ type Hasher struct {
 
 // NewHasher returns a Hasher configured by c. The semaphore is sized in
 // KiB of argon2id memory: min(MemoryBudget, MaxConcurrent × Params.Memory),
-// and never less than one hash at Params.
+// and never less than one hash at Params. It panics if Params would write
+// hashes Decode refuses: that is a programming error, not a runtime one.
 func NewHasher(c Config) *Hasher {
 	h := &Hasher{params: c.Params, maxWait: c.MaxWait, clock: c.Clock}
 	if h.params == (Params{}) {
 		h.params = Current
+	}
+	p := h.params
+	if _, _, _, err := Decode(Encode(p, make([]byte, p.SaltLen), make([]byte, p.KeyLen))); err != nil {
+		panic(fmt.Sprintf("password.NewHasher: %+v: %v", p, err))
 	}
 	if h.maxWait == 0 {
 		h.maxWait = DefaultMaxWait

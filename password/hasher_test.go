@@ -46,6 +46,15 @@ func TestVerifyTooLong(t *testing.T) {
 	}
 }
 
+func TestNewHasherRefusesBadParams(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("NewHasher accepted m beyond MaxMemory")
+		}
+	}()
+	NewHasher(Config{Params: Params{Memory: MaxMemory + 1, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}})
+}
+
 func TestVerifyRehash(t *testing.T) {
 	ctx := context.Background()
 	old := NewHasher(Config{Params: testParams})
