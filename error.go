@@ -63,6 +63,9 @@ const (
 	ErrPaymentExpired          = "payment_expired"
 	ErrCheckoutExpired         = "checkout_expired"
 	ErrLinkArchived            = "link_archived"
+	// Dashboard and account (spec 7.6).
+	ErrWeakPassword       = "weak_password"
+	ErrInvalidCredentials = "invalid_credentials"
 	// Wallet (spec 7.6).
 	ErrWalletExists      = "wallet_exists"
 	ErrInsufficientFunds = "insufficient_funds"

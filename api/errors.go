@@ -62,6 +62,8 @@ var statusByCode = map[string]int{
 	payd.ErrPaymentExpired:          http.StatusGone,
 	payd.ErrCheckoutExpired:         http.StatusGone,
 	payd.ErrLinkArchived:            http.StatusGone,
+	payd.ErrWeakPassword:            http.StatusBadRequest,
+	payd.ErrInvalidCredentials:      http.StatusBadRequest,
 	payd.ErrWalletExists:            http.StatusConflict,
 	payd.ErrInsufficientFunds:       http.StatusConflict,
 }
