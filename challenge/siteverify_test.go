@@ -304,3 +304,34 @@ func TestSiteverifyNeverPrintsSecret(t *testing.T) {
 		}
 	}
 }
+
+func FuzzDecodeAnswer(f *testing.F) {
+	for _, name := range []string{"turnstile/success-signup.json", "turnstile/timeout-or-duplicate.json",
+		"hcaptcha/success.json", "hcaptcha/sitekey-secret-mismatch.json", "no-success.json", "garbage.html"} {
+		raw, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	f.Add([]byte(`{"success":"true"}`))
+	f.Add([]byte(`{"success":true,"error-codes":null,"action":7}`))
+	v := NewTurnstile(testSecret, Options{Hostname: testHost, Logger: slog.New(slog.DiscardHandler)})
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		a, err := decodeAnswer(raw)
+		if err != nil {
+			return
+		}
+		// Every readable answer gets a verdict payd knows, and only an
+		// answer that says success, for this form and host, passes.
+		err = v.judge(payd.ChallengeSignin, a)
+		switch code := payd.ErrorCode(err); {
+		case err == nil:
+			if !*a.Success || a.Action != "signin" || !strings.EqualFold(a.Hostname, testHost) {
+				t.Fatalf("passed %s", raw)
+			}
+		case code != failed && code != unavailable:
+			t.Fatalf("judge(%s) = %v", raw, err)
+		}
+	})
+}
