@@ -64,6 +64,7 @@ var statusByCode = map[string]int{
 	payd.ErrLinkArchived:            http.StatusGone,
 	payd.ErrWalletExists:            http.StatusConflict,
 	payd.ErrInsufficientFunds:       http.StatusConflict,
+	payd.ErrChallengeFailed:         http.StatusBadRequest,
 }
 
 // errorBody is the envelope of every error response (spec 7).
