@@ -69,6 +69,8 @@ const (
 	// Wallet (spec 7.6).
 	ErrWalletExists      = "wallet_exists"
 	ErrInsufficientFunds = "insufficient_funds"
+	// Accounts and sessions (spec 7.6).
+	ErrChallengeFailed = "challenge_failed"
 )
 
 // Error is payd's one error type: a stable code, a message for people and,

@@ -66,6 +66,7 @@ var statusByCode = map[string]int{
 	payd.ErrInvalidCredentials:      http.StatusBadRequest,
 	payd.ErrWalletExists:            http.StatusConflict,
 	payd.ErrInsufficientFunds:       http.StatusConflict,
+	payd.ErrChallengeFailed:         http.StatusBadRequest,
 }
 
 // errorBody is the envelope of every error response (spec 7).
