@@ -25,6 +25,7 @@ type Queries interface {
 	EventStore
 	DeliveryStore
 	ChainStore
+	EmailStore
 }
 
 // Store is payd's database.

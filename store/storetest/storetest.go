@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Webhook", testWebhook},
 		{"Delivery", testDelivery},
 		{"Chain", testChain},
+		{"Email", testEmail},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.run(t, &bundle{open: open}) })
