@@ -48,7 +48,7 @@ type server struct {
 
 	mu       sync.Mutex
 	msgs     []received
-	attempts int    // MAIL commands seen
+	attempts int             // MAIL commands seen
 	refuse   *smtp.SMTPError // answer to every MAIL when set
 }
 
@@ -56,9 +56,9 @@ type server struct {
 type serverMode int
 
 const (
-	startTLS serverMode = iota // plain, STARTTLS offered, AUTH only after it
-	implicitTLS                // TLS from the first byte (smtps)
-	noTLS                      // plain, no STARTTLS; AUTH offered in the clear
+	startTLS    serverMode = iota // plain, STARTTLS offered, AUTH only after it
+	implicitTLS                   // TLS from the first byte (smtps)
+	noTLS                         // plain, no STARTTLS; AUTH offered in the clear
 )
 
 // startServer runs a server on a free loopback port until the test ends.
@@ -223,4 +223,3 @@ func freePort(t *testing.T) int {
 	}
 	return p
 }
-

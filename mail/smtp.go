@@ -229,7 +229,9 @@ func (a *auth) Start(si *smtp.ServerInfo) (string, []byte, error) {
 }
 
 // Next implements smtp.Auth.
-func (a *auth) Next(fromServer []byte, more bool) ([]byte, error) { return a.next.Next(fromServer, more) }
+func (a *auth) Next(fromServer []byte, more bool) ([]byte, error) {
+	return a.next.Next(fromServer, more)
+}
 
 // offers reports whether the server lists the mechanism.
 func offers(mechs []string, mech string) bool {
