@@ -57,6 +57,9 @@ func ParseSMTPURL(s string) (SMTPConfig, error) {
 	if c.Host = u.Hostname(); c.Host == "" {
 		return c, errors.New("the SMTP URL names no host")
 	}
+	if !validHost(c.Host) {
+		return c, errors.New("the SMTP URL's host must be a host name or an IP address ([…] for IPv6)")
+	}
 	if c.Port, err = port(u.Port(), c.ImplicitTLS); err != nil {
 		return c, err
 	}
@@ -68,6 +71,24 @@ func ParseSMTPURL(s string) (SMTPConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// validHost reports whether host is an IP address or a DNS name: letters,
+// digits, '-', '_' and dots, at most 253 characters.
+func validHost(host string) bool {
+	if net.ParseIP(host) != nil {
+		return true
+	}
+	if len(host) > 253 || strings.HasPrefix(host, ".") || strings.Contains(host, "..") {
+		return false
+	}
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // port reads the URL's port, or the scheme's default when it has none.
