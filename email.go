@@ -178,6 +178,13 @@ func (e *Email) Failed(reason string, now time.Time, policy RetryPolicy) {
 	e.Scrub()
 }
 
+// Release hands a claimed email back unattempted, due at now: an attempt
+// cut short by a shutdown says nothing of the server and must not use up
+// one of the schedule's attempts, nor wait for its lease to lapse.
+func (e *Email) Release(now time.Time) {
+	e.NextAttemptAt, e.LeaseUntil, e.UpdatedAt = &now, nil, now
+}
+
 // end takes the email out of the queue.
 func (e *Email) end(now time.Time) {
 	e.NextAttemptAt, e.LeaseUntil, e.UpdatedAt = nil, nil, now

@@ -2,7 +2,6 @@ package mail
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -117,23 +116,28 @@ func (o *Outbox) RunOnce(ctx context.Context) error {
 }
 
 // handle sends or keeps the claimed emails and saves each outcome. The
-// saves go ahead when ctx has ended meanwhile (shutting down): the
-// server has the emails, and recording that spares a resend.
+// saves go ahead when ctx has ended meanwhile (shutting down): the server
+// has the emails it accepted, and recording that spares a resend. An
+// email that failed because ctx ended is handed back due, its attempt
+// not counted.
 func (o *Outbox) handle(ctx context.Context, es []*payd.Email) error {
 	if o.sender == nil {
 		now := o.clock.Now()
 		for _, e := range es {
 			e.Kept(now)
 		}
-	} else {
-		errs := o.sender.Send(ctx, es)
-		ended := o.clock.Now()
-		for i, e := range es {
-			if errs[i] == nil {
-				e.Sent(ended)
-				o.log.Info("email sent", emailAttrs(e))
-				continue
-			}
+		return o.save(context.WithoutCancel(ctx), es)
+	}
+	errs := o.sender.Send(ctx, es)
+	ended := o.clock.Now()
+	for i, e := range es {
+		switch {
+		case errs[i] == nil:
+			e.Sent(ended)
+			o.log.Info("email sent", emailAttrs(e))
+		case ctx.Err() != nil:
+			e.Release(ended)
+		default:
 			e.Failed(errs[i].Error(), ended, NextAttempt)
 			o.log.Warn("email not sent", emailAttrs(e), slog.String("status", string(e.Status)),
 				slog.String("error", e.LastError))
@@ -142,20 +146,43 @@ func (o *Outbox) handle(ctx context.Context, es []*payd.Email) error {
 	return o.save(context.WithoutCancel(ctx), es)
 }
 
-// save records each outcome. An email whose lease was lost meanwhile (a
-// pass slower than the lease) is left to its new holder.
+// save records every outcome of a batch in one transaction (one commit,
+// not one per email). An email whose lease was lost meanwhile (a pass
+// slower than the lease) is left to its new holder. The transaction
+// function may run again, so each run starts from the claimed versions.
 func (o *Outbox) save(ctx context.Context, es []*payd.Email) error {
-	var errs []error
-	for _, e := range es {
-		err := o.store.SaveEmail(ctx, e)
-		switch {
-		case payd.ErrorCode(err) == payd.ErrConflict:
-			o.log.Warn("email outcome not saved: its lease was taken over", emailAttrs(e))
-		case err != nil:
-			errs = append(errs, err)
-		}
+	versions := make([]int, len(es))
+	for i, e := range es {
+		versions[i] = e.Version
 	}
-	return errors.Join(errs...)
+	var lost []*payd.Email
+	err := o.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		lost = lost[:0]
+		for i, e := range es {
+			e.Version = versions[i]
+		}
+		for _, e := range es {
+			switch err := q.SaveEmail(ctx, e); payd.ErrorCode(err) {
+			case payd.ErrConflict, payd.ErrNotFound:
+				lost = append(lost, e)
+			default:
+				if err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		for i, e := range es {
+			e.Version = versions[i]
+		}
+		return err
+	}
+	for _, e := range lost {
+		o.log.Warn("email outcome not saved: its lease was taken over", emailAttrs(e))
+	}
+	return nil
 }
 
 // emailAttrs name an email in the log: its id, kind and attempt, never

@@ -468,3 +468,35 @@ func TestUntrustedCertificate(t *testing.T) {
 		t.Fatal("the server got a MAIL command over an unverified connection")
 	}
 }
+
+// senderFunc is a Sender made of a function, for the loop's own rules.
+type senderFunc func(ctx context.Context, es []*payd.Email) []error
+
+func (f senderFunc) Send(ctx context.Context, es []*payd.Email) []error { return f(ctx, es) }
+
+// TestShutdownMidSend: a send cut short by Stop (ctx ended) is handed back
+// due at once, its attempt not counted, instead of waiting for its lease.
+func TestShutdownMidSend(t *testing.T) {
+	each(t, func(t *testing.T, dialect string) {
+		clk := clock.NewFake(t0)
+		st := storetest.Open(t, dialect, clk)
+		ctx, cancel := context.WithCancel(context.Background())
+		o := mail.NewOutbox(st, senderFunc(func(ctx context.Context, es []*payd.Email) []error {
+			cancel()
+			errs := make([]error, len(es))
+			for i := range errs {
+				errs[i] = ctx.Err()
+			}
+			return errs
+		}), clk, storetest.Logger(t), mail.OutboxOptions{})
+		e := mustEmail(t, st, t0, "ada@example.com")
+		if err := o.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got := emailByID(t, st, e.ID)
+		if got.Status != payd.EmailPending || got.Attempts != 0 || got.LeaseUntil != nil || got.NextAttemptAt == nil ||
+			!got.NextAttemptAt.Equal(t0) || got.LastError != "" {
+			t.Fatalf("after a send cut short: %+v", got)
+		}
+	})
+}
