@@ -8,6 +8,7 @@ import (
 	"mime"
 	"mime/multipart"
 	netmail "net/mail"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -499,4 +500,28 @@ func TestShutdownMidSend(t *testing.T) {
 			t.Fatalf("after a send cut short: %+v", got)
 		}
 	})
+}
+
+// TestIPv6Literal: a server named by an IPv6 address (smtps://u:p@[::1]:465)
+// is reached, over implicit TLS and STARTTLS alike.
+func TestIPv6Literal(t *testing.T) {
+	for _, mode := range []serverMode{implicitTLS, startTLS} {
+		srv := startServerOn(t, mode, "[::1]:0")
+		cfg, err := mail.ParseSMTPURL("smtp://u:p@[::1]:" + strconv.Itoa(srv.port()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Username, cfg.Password, cfg.ImplicitTLS = testUser, testPass, mode == implicitTLS
+		s, err := mail.NewSMTPSender(cfg, "no-reply@shop.example", mail.SMTPOptions{TLS: &tls.Config{RootCAs: srv.roots}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := payd.NewEmail("ada@example.com", "Hi", "Hello", "", "test", t0)
+		if errs := s.Send(context.Background(), []*payd.Email{e}); errs[0] != nil {
+			t.Fatal(errs[0])
+		}
+		if m := srv.messages(); len(m) != 1 || !m[0].tls {
+			t.Fatalf("messages %+v", m)
+		}
+	}
 }

@@ -64,6 +64,12 @@ const (
 // startServer runs a server on a free loopback port until the test ends.
 func startServer(t *testing.T, mode serverMode) *server {
 	t.Helper()
+	return startServerOn(t, mode, "127.0.0.1:0")
+}
+
+// startServerOn runs a server listening on addr until the test ends.
+func startServerOn(t *testing.T, mode serverMode, addr string) *server {
+	t.Helper()
 	cert, roots := testCert(t)
 	s := &server{t: t, roots: roots}
 	srv := smtp.NewServer(smtp.BackendFunc(s.newSession))
@@ -71,9 +77,9 @@ func startServer(t *testing.T, mode serverMode) *server {
 	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
 	srv.MaxMessageBytes = 1 << 20
 	conf := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		t.Fatal(err)
+		t.Skipf("cannot listen on %s: %v", addr, err)
 	}
 	switch mode {
 	case startTLS:
@@ -194,7 +200,7 @@ func testCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
 		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
 		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		IsCA: true, BasicConstraintsValid: true,
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, DNSNames: []string{"localhost"},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {

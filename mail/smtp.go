@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	netmail "net/mail"
 	"strings"
 	"time"
@@ -137,7 +138,8 @@ func (s *SMTPSender) options() []gomail.Option {
 		conf = s.opts.TLS.Clone()
 	}
 	conf.ServerName, conf.MinVersion = s.cfg.Host, max(conf.MinVersion, tls.VersionTLS12)
-	opts := []gomail.Option{gomail.WithPort(s.cfg.Port), gomail.WithTimeout(s.opts.Timeout), gomail.WithTLSConfig(conf)}
+	opts := []gomail.Option{gomail.WithPort(s.cfg.Port), gomail.WithTimeout(s.opts.Timeout), gomail.WithTLSConfig(conf),
+		gomail.WithDialContextFunc(s.dialer(conf))}
 	if s.cfg.ImplicitTLS {
 		opts = append(opts, gomail.WithSSL())
 	} else {
@@ -150,6 +152,19 @@ func (s *SMTPSender) options() []gomail.Option {
 		opts = append(opts, gomail.WithHELO(s.opts.HELO))
 	}
 	return opts
+}
+
+// dialer connects to the server, with TLS from the start for smtps://.
+// It is ours because go-mail writes the address as host:port without
+// brackets, which breaks an IPv6 literal ([::1]:25).
+func (s *SMTPSender) dialer(conf *tls.Config) gomail.DialContextFunc {
+	return func(ctx context.Context, network, _ string) (net.Conn, error) {
+		d := &net.Dialer{}
+		if s.cfg.ImplicitTLS {
+			return (&tls.Dialer{NetDialer: d, Config: conf}).DialContext(ctx, network, s.cfg.Addr())
+		}
+		return d.DialContext(ctx, network, s.cfg.Addr())
+	}
 }
 
 // message renders e. The Message-ID is made of the email's id, the same
