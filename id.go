@@ -20,6 +20,7 @@ const (
 	PrefixWebhook  = "whk_"
 	PrefixDelivery = "dlv_"
 	PrefixEvent    = "evt_"
+	PrefixEmail    = "eml_"
 )
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

@@ -26,6 +26,7 @@ type Queries interface {
 	DeliveryStore
 	ChainStore
 	ChallengeTokenStore
+	EmailStore
 }
 
 // Store is payd's database.

@@ -55,6 +55,10 @@ type Config struct {
 	// NodeWait is how long serve waits at start for each --chain node
 	// before it starts without it (its network offered once it answers).
 	NodeWait time.Duration
+	// SMTP is the mail server, smtp://USER:PASS@HOST:PORT or smtps://…
+	// (docs/email.md); MailFrom the address payd's emails come from.
+	SMTP     string
+	MailFrom string
 }
 
 // listFlag is a repeatable flag; one value may also list several, comma
@@ -102,6 +106,8 @@ func (c *Config) addServeFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Rates, "rates", "live", "exchange rates: live (public sources) or static (the --dev table, for isolated test set-ups)")
 	fs.DurationVar(&c.FollowInterval, "follow-interval", time.Second, "how often each followed node's tip is read")
 	fs.DurationVar(&c.NodeWait, "node-wait", 10*time.Second, "how long serve waits at start for each --chain node before it starts without it")
+	fs.StringVar(&c.SMTP, "smtp", "", "mail server: smtp://USER:PASS@HOST:PORT (STARTTLS when offered) or smtps://… (docs/email.md); with --dev emails are kept instead")
+	fs.StringVar(&c.MailFrom, "mail-from", "", "the address payd's emails come from, such as 'payd <no-reply@example.com>'")
 	fs.DurationVar(&c.DropAfter, "drop-after", 10*time.Minute, "how long a waiting transaction may be unknown to its node before it counts as replaced or double-spent")
 }
 

@@ -13,6 +13,7 @@ import (
 	"payd/clock"
 	"payd/loop"
 	"payd/loop/looptest"
+	"payd/mail"
 	"payd/money"
 	"payd/rate"
 	"payd/store"
@@ -61,6 +62,7 @@ func TestLoopsStartStop(t *testing.T) {
 		}},
 		{"api.Reaper", func() loop.Service { return api.NewReaper(db, clk, log, time.Minute) }},
 		{"store.SearchIndexer", func() loop.Service { return store.NewSearchIndexer(db, clk, log) }},
+		{"mail.Outbox", func() loop.Service { return mail.NewOutbox(db, nil, clk, log, mail.OutboxOptions{}) }},
 	}
 	for _, l := range loops {
 		t.Run(l.name, func(t *testing.T) { looptest.Check(t, l.new()) })

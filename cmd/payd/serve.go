@@ -55,6 +55,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := checkServeMode(ctx, db, cfg.Dev); err != nil {
 		return err
 	}
+	outbox, err := newOutbox(&cfg, db, clk, log)
+	if err != nil {
+		return err
+	}
 	rates, err := newRates(ctx, &cfg, db, clk, log)
 	if err != nil {
 		return err
@@ -108,6 +112,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	deliverer.Start(ctx)
 	defer deliverer.Stop()
+	if outbox != nil {
+		outbox.Start(ctx)
+		defer outbox.Stop()
+	}
 	stop := startLoops(ctx, db, followers, nets, clk, log, srv)
 	defer stop()
 	reaper := api.NewReaper(db, clk, log, time.Minute)

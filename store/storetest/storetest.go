@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Delivery", testDelivery},
 		{"Chain", testChain},
 		{"ChallengeToken", testChallengeToken},
+		{"Email", testEmail},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.run(t, &bundle{open: open}) })
