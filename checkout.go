@@ -187,8 +187,9 @@ type CheckoutStore interface {
 	WatchedCheckouts(ctx context.Context, n money.Network, now time.Time, after WatchCursor, limit int) ([]*Checkout, error)
 	// DueCheckouts returns up to limit checkouts still open, processing or
 	// underpaid whose quote ended at or before now, so the expiry loop can
-	// end them, leaving out those on the held networks.
-	DueCheckouts(ctx context.Context, now time.Time, limit int, held []money.Network) ([]*Checkout, error)
+	// end them, leaving out those on the held networks whose quote ended
+	// after heldSince.
+	DueCheckouts(ctx context.Context, now time.Time, limit int, held []money.Network, heldSince time.Time) ([]*Checkout, error)
 	// DuePayments returns up to limit pending payments whose expires_at is
 	// at or before now.
 	DuePayments(ctx context.Context, now time.Time, limit int) ([]*Payment, error)

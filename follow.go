@@ -69,7 +69,8 @@ type ChainStore interface {
 	// n watched at now (taking funds, or late ones) created at or after
 	// since.
 	WatchedAddresses(ctx context.Context, n money.Network, now, since time.Time) ([]string, error)
-	// SaveChainStatus stores the network's status.
+	// SaveChainStatus stores the network's status; an empty Chain keeps the
+	// stored one.
 	SaveChainStatus(ctx context.Context, s ChainStatus) error
 	// ChainStatuses returns every network's status, by network.
 	ChainStatuses(ctx context.Context) ([]ChainStatus, error)

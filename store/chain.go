@@ -194,7 +194,8 @@ func (q *queries) SaveChainStatus(ctx context.Context, s payd.ChainStatus) (err 
 	defer fail(&err, "chain status", "store.SaveChainStatus(%s)", s.Network)
 	_, err = q.ex.ExecContext(ctx, `INSERT INTO chain_status (network, chain, tip_height, tip_hash, head_height,
 		head_hash, error, checked_at, failing_since) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-		ON CONFLICT (network) DO UPDATE SET chain = excluded.chain, tip_height = excluded.tip_height,
+		ON CONFLICT (network) DO UPDATE SET
+		chain = CASE WHEN excluded.chain = '' THEN chain_status.chain ELSE excluded.chain END, tip_height = excluded.tip_height,
 		tip_hash = excluded.tip_hash, head_height = excluded.head_height, head_hash = excluded.head_hash,
 		error = excluded.error, checked_at = excluded.checked_at, failing_since = excluded.failing_since`,
 		string(s.Network), s.Chain, s.Tip.Height, s.Tip.Hash, s.Head.Height, s.Head.Hash, s.Error,

@@ -96,17 +96,19 @@ func (q *queries) WatchedCheckouts(ctx context.Context, n money.Network, now tim
 // for a WHERE that contains its condition word for word. Inside a
 // PostgreSQL transaction the rows are locked and rows another transaction
 // holds are skipped, so replicas expiring at once share the work.
-// Checkouts on the held networks are left out (card ones, with no
-// network, never are).
-func (q *queries) DueCheckouts(ctx context.Context, now time.Time, limit int, held []money.Network) (_ []*payd.Checkout, err error) {
+// Checkouts on the held networks whose quote ended after heldSince are
+// left out (card ones, with no network, never are).
+func (q *queries) DueCheckouts(ctx context.Context, now time.Time, limit int, held []money.Network,
+	heldSince time.Time) (_ []*payd.Checkout, err error) {
 	defer fail(&err, "checkout", "store.DueCheckouts")
 	args := []any{micros(now), limit}
 	skip := ""
 	if len(held) > 0 {
+		args = append(args, micros(heldSince))
 		for _, n := range held {
 			args = append(args, string(n))
 		}
-		skip = ` AND (network IS NULL OR network NOT IN (` + placeholders(3, len(held)) + `))`
+		skip = ` AND (network IS NULL OR expires_at <= $3 OR network NOT IN (` + placeholders(4, len(held)) + `))`
 	}
 	return q.checkouts(ctx, `SELECT `+checkoutColumns+` FROM checkouts
 		WHERE status IN ('open', 'processing', 'underpaid') AND expires_at <= $1`+skip+`
@@ -229,8 +231,9 @@ func (db *DB) WatchedCheckouts(ctx context.Context, n money.Network, now time.Ti
 }
 
 // DueCheckouts returns live checkouts whose quote ended at or before now.
-func (db *DB) DueCheckouts(ctx context.Context, now time.Time, limit int, held []money.Network) ([]*payd.Checkout, error) {
-	return db.reader(ctx).DueCheckouts(ctx, now, limit, held)
+func (db *DB) DueCheckouts(ctx context.Context, now time.Time, limit int, held []money.Network,
+	heldSince time.Time) ([]*payd.Checkout, error) {
+	return db.reader(ctx).DueCheckouts(ctx, now, limit, held, heldSince)
 }
 
 // DuePayments returns pending payments whose expires_at is at or before now.

@@ -24,7 +24,9 @@ import (
 // or its follower is behind the node's tip (catching up). A customer who
 // paid then would otherwise find the payment ended as unpaid, and the
 // transfer, seen later, counted as late; once the follower has caught up,
-// what is due ends with what arrived in time known.
+// what is due ends with what arrived in time known. A hold lasts at most
+// MaxHold past a quote's end: after that the quote ends even unseen, so a
+// dead node cannot keep stale quotes payable for ever.
 type Expirer struct {
 	store  payd.Store
 	clock  clock.Clock
@@ -57,7 +59,7 @@ func (e *Expirer) RunOnce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cs, err := e.store.DueCheckouts(ctx, now, e.opts.Page, held)
+	cs, err := e.store.DueCheckouts(ctx, now, e.opts.Page, held, now.Add(-MaxHold))
 	if err != nil {
 		return err
 	}
@@ -78,6 +80,10 @@ func (e *Expirer) RunOnce(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// MaxHold is the longest a quote is held past its end while payd cannot
+// see its chain.
+const MaxHold = time.Hour
 
 // held lists the followed networks payd cannot see now: no status yet,
 // a failing node, no reading for staleAfter, or a follower behind the
@@ -126,7 +132,7 @@ func (e *Expirer) expire(ctx context.Context, bizID, paymentID, checkoutID strin
 			if err != nil {
 				return err
 			}
-			if c.Active() && c.Crypto != nil && slices.Contains(held, c.Crypto.Network) {
+			if c.Active() && c.Crypto != nil && slices.Contains(held, c.Crypto.Network) && c.ExpiresAt.After(now.Add(-MaxHold)) {
 				return nil
 			}
 			if was := c.Status; c.Active() {

@@ -74,7 +74,7 @@ func (o FollowOptions) withDefaults() FollowOptions {
 // so that a status older than staleAfter means no replica follows.
 const (
 	statusEvery = 10 * time.Second
-	staleAfter  = 2 * time.Minute
+	staleAfter  = 45 * time.Second
 )
 
 // Follower follows one real network's chain (DESIGN §4, docs/networks.md):
@@ -156,9 +156,10 @@ func (f *Follower) Stop() {
 	release(f.store, f.log, "follow:"+string(f.node.Name()), f.holder)
 }
 
-// again wakes the loop at once while the follower is behind the tip.
+// again wakes the loop at once while the follower is behind the tip and
+// may read the node (not while it backs off from a failure).
 func (f *Follower) again() <-chan struct{} {
-	if f.behind {
+	if f.behind && !f.clock.Now().Before(f.retryAt) {
 		c := make(chan struct{})
 		close(c)
 		return c
@@ -190,8 +191,8 @@ func (f *Follower) RunOnce(ctx context.Context) error {
 	held, err := f.store.AcquireLease(ctx, "follow:"+string(name), f.holder, now, now.Add(f.opts.Lease))
 	if err != nil || !held {
 		// Another replica may move the chain on meanwhile: what this one
-		// noted of it is stale.
-		f.resumed, f.missing = false, nil
+		// noted of it is stale, and it is not behind for this replica.
+		f.resumed, f.missing, f.behind = false, nil, false
 		return err
 	}
 	f.leasedAt = now
@@ -200,7 +201,7 @@ func (f *Follower) RunOnce(ctx context.Context) error {
 	}
 	err = f.follow(ctx, now)
 	if err != nil {
-		f.missing = nil
+		f.missing, f.behind = nil, false
 	}
 	f.record(ctx, now, err)
 	return err
@@ -247,7 +248,13 @@ func (f *Follower) checkChain(ctx context.Context) error {
 // or every statusEvery, and sets the backoff after a failure.
 func (f *Follower) record(ctx context.Context, now time.Time, err error) {
 	s := f.status
-	s.Network, s.Chain, s.CheckedAt = f.node.Name(), f.node.Chain(), now
+	// The chain is written only once the node's was compared with the
+	// stored one: a refused node's (or an unconnected one's "") must not
+	// replace it, or the next run would follow it.
+	s.Network, s.Chain, s.CheckedAt = f.node.Name(), "", now
+	if f.checked {
+		s.Chain = f.node.Chain()
+	}
 	if err == nil {
 		s.Error, s.FailingSince, f.backoff, f.retryAt = "", nil, 0, time.Time{}
 	} else {
@@ -371,7 +378,7 @@ func (f *Follower) advance(ctx context.Context, tip payd.BlockRef, now time.Time
 	}()
 	for i := 0; i < f.opts.Batch && head.Hash != tip.Hash; i++ {
 		if held, err := f.renew(ctx); err != nil || !held {
-			f.resumed = false
+			f.resumed, f.behind = false, false
 			return head, err
 		}
 		if head.Height >= tip.Height {

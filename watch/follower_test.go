@@ -262,8 +262,11 @@ func TestFollowerRefusesOtherChain(t *testing.T) {
 		other := &memNode{chain: "another"}
 		other.mine()
 		g := NewFollower(db, other, clk, log, FollowOptions{Lease: 10 * time.Second})
-		if err := g.RunOnce(ctx); payd.ErrorCode(err) != payd.ErrConflict {
-			t.Fatalf("RunOnce on a node of another chain = %v", err)
+		for range 2 { // refused again after its backoff: the refusal did not store its chain
+			if err := g.RunOnce(ctx); payd.ErrorCode(err) != payd.ErrConflict {
+				t.Fatalf("RunOnce on a node of another chain = %v", err)
+			}
+			clk.Advance(time.Minute)
 		}
 		if again, _ := db.ChainHead(ctx, money.Polygon); again.BlockRef != head.BlockRef {
 			t.Fatalf("a node of another chain moved the head %+v to %+v", head.BlockRef, again.BlockRef)
@@ -319,6 +322,32 @@ func TestExpirerHoldsQuotesWhileTheChainIsUnseen(t *testing.T) {
 		must(t, err)
 		if c.Status != payd.CheckoutExpired {
 			t.Fatalf("the unpaid checkout once the chain is seen again: %s", c.Status)
+		}
+	})
+}
+
+// TestExpirerHoldsAtMostMaxHold: a node down for longer than MaxHold
+// past a quote's end no longer keeps the quote payable.
+func TestExpirerHoldsAtMostMaxHold(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+		node := newMemNode()
+		f := NewFollower(db, node, clk, storetest.Logger(t), FollowOptions{})
+		e := NewExpirer(db, clk, storetest.Logger(t), Options{Followed: []money.Network{money.Polygon}})
+		p := openCheckout(t, db, clk.Now(), "0xheld")
+		must(t, f.RunOnce(ctx))
+		node.do(func() { node.down = true })
+		_ = f.RunOnce(ctx)
+		clk.Advance(15*time.Minute + MaxHold - time.Second)
+		must(t, e.RunOnce(ctx))
+		if c, _ := db.CheckoutByID(ctx, p.CheckoutID); c.Status != payd.CheckoutOpen {
+			t.Fatalf("within MaxHold: %s", c.Status)
+		}
+		clk.Advance(2 * time.Second)
+		must(t, e.RunOnce(ctx))
+		if c, _ := db.CheckoutByID(ctx, p.CheckoutID); c.Status != payd.CheckoutExpired {
+			t.Fatalf("past MaxHold: %s", c.Status)
 		}
 	})
 }

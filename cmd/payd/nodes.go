@@ -225,7 +225,11 @@ func retryOpen(ctx context.Context, clk clock.Clock, wait time.Duration,
 	open func(context.Context) (payd.Node, error)) (payd.Node, error) {
 	deadline := clk.Now().Add(wait)
 	for pause := time.Second; ; pause *= 2 {
-		node, err := open(ctx)
+		// Each try ends by the deadline too, so a host that never answers
+		// cannot hold serve past wait.
+		tctx, cancel := context.WithTimeout(ctx, max(deadline.Sub(clk.Now()), time.Second))
+		node, err := open(tctx)
+		cancel()
 		if err == nil || payd.ErrorCode(err) != payd.ErrUpstreamUnavailable || clk.Now().Add(pause).After(deadline) {
 			return node, err
 		}

@@ -109,24 +109,29 @@ func testDueCheckouts(t *testing.T, b *bundle) {
 	for _, s := range []payd.CheckoutStatus{payd.CheckoutCompleted, payd.CheckoutExpired, payd.CheckoutCanceled, payd.CheckoutFailed} {
 		checkout(s, t0.Add(-time.Hour))
 	}
-	due, err := st.DueCheckouts(ctx, t0, 100, nil)
+	due, err := st.DueCheckouts(ctx, t0, 100, nil, time.Time{})
 	must(t, err)
 	wantCheckouts(t, "due checkouts", due, open, processing, underpaid)
 	sameCheckout(t, due[2], underpaid)
-	due, err = st.DueCheckouts(ctx, t0, 2, nil)
+	due, err = st.DueCheckouts(ctx, t0, 2, nil, time.Time{})
 	must(t, err)
 	wantCheckouts(t, "the first two due checkouts", due, open, processing)
 	// Once ended, a checkout is no longer due.
 	open.Status = payd.CheckoutExpired
 	must(t, st.UpdateCheckout(ctx, open))
-	due, err = st.DueCheckouts(ctx, t0, 100, nil)
+	due, err = st.DueCheckouts(ctx, t0, 100, nil, time.Time{})
 	must(t, err)
 	wantCheckouts(t, "due checkouts after one expired", due, processing, underpaid)
 	// A held network's checkouts wait; the others' do not.
 	eth := mustCheckout(t, ctx, st, p, money.Ethereum, func(c *payd.Checkout) { c.ExpiresAt = t0 })
-	due, err = st.DueCheckouts(ctx, t0, 100, []money.Network{money.Bitcoin})
+	due, err = st.DueCheckouts(ctx, t0, 100, []money.Network{money.Bitcoin}, t0.Add(-90*time.Second))
 	must(t, err)
 	wantCheckouts(t, "due checkouts with bitcoin held", due, eth)
+	// Held, but not longer than since heldSince: the one whose quote ended
+	// before it is due again.
+	due, err = st.DueCheckouts(ctx, t0, 100, []money.Network{money.Bitcoin}, t0.Add(-30*time.Second))
+	must(t, err)
+	wantCheckouts(t, "due checkouts held since 30 s", due, processing, eth)
 }
 
 // testDueSkipsLocked checks that on PostgreSQL a transaction reading due
@@ -143,7 +148,7 @@ func testDueSkipsLocked(t *testing.T, b *bundle) {
 	held, release, done := make(chan []string, 1), make(chan struct{}), make(chan error, 1)
 	go func() {
 		done <- st.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
-			due, err := q.DueCheckouts(ctx, t0, 1, nil)
+			due, err := q.DueCheckouts(ctx, t0, 1, nil, time.Time{})
 			held <- checkoutIDs(due)
 			if err != nil {
 				return err
@@ -158,7 +163,7 @@ func testDueSkipsLocked(t *testing.T, b *bundle) {
 	}
 	var others []string
 	err := st.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
-		due, err := q.DueCheckouts(ctx, t0, 10, nil)
+		due, err := q.DueCheckouts(ctx, t0, 10, nil, time.Time{})
 		others = checkoutIDs(due)
 		return err
 	})
