@@ -6,7 +6,11 @@
 // backs the network.
 package chain
 
-import "payd/money"
+import (
+	"context"
+
+	"payd/money"
+)
 
 // tokens are the mainnet contracts (ERC-20 on ethereum and polygon, TRC-20
 // on tron) and mints (SPL on solana) of the stablecoins payd accepts, as
@@ -51,3 +55,8 @@ func ChainID(n money.Network) (int, bool) {
 	}
 	return 0, false
 }
+
+// Price gives a coin's price in US cents, for the adapters' network-fee
+// estimates (FeeEstimateUSD): cmd/payd answers it from the latest
+// exchange rates.
+type Price func(ctx context.Context, a money.Asset) (cents int64, err error)

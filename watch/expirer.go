@@ -109,13 +109,6 @@ func (e *Expirer) held(ctx context.Context, now time.Time) ([]money.Network, err
 	return out, nil
 }
 
-// unseen reports whether payd cannot see a followed network's chain now,
-// from its status (ok false when it has none yet): the node failed, no
-// replica read it for staleAfter, or the follower is behind its tip.
-func unseen(s payd.ChainStatus, ok bool, now time.Time) bool {
-	return !ok || s.Error != "" || now.Sub(s.CheckedAt) > staleAfter || s.Lag() > 0
-}
-
 // expire reads the payment and its checkout (checkoutID may be "") in a
 // transaction and lets the domain decide what has run out. A payment whose
 // checkout takes funds on a held network waits with it.

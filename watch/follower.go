@@ -572,16 +572,8 @@ func (c *Chain) Changed() <-chan struct{} { return c.f.Changed() }
 // watcher then leaves the network's checkouts as they are, as the
 // expirer does, rather than end a quote whose payment it cannot see.
 func (c *Chain) Unseen(ctx context.Context) (bool, error) {
-	all, err := c.f.store.ChainStatuses(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, s := range all {
-		if s.Network == c.Node.Name() {
-			return unseen(s, true, c.f.clock.Now()), nil
-		}
-	}
-	return true, nil
+	s, ok, err := chainStatus(ctx, c.f.store, c.Node.Name())
+	return err == nil && unseen(s, ok, c.f.clock.Now()), err
 }
 
 // FeeEstimateUSD is the node's estimate, but refuses new checkouts
@@ -604,24 +596,45 @@ func (c *Chain) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error
 // as the following replica stored it, says its node was read lately and
 // without failing.
 func (f *Follower) Healthy(ctx context.Context) error {
-	name := f.node.Name()
-	all, err := f.store.ChainStatuses(ctx)
+	s, ok, err := chainStatus(ctx, f.store, f.node.Name())
 	if err != nil {
 		return err
 	}
-	for _, s := range all {
-		if s.Network != name {
-			continue
-		}
-		switch {
-		case s.Error != "":
-			return payd.Errorf(payd.ErrTemporarilyUnavailable, "%s cannot be used right now: its node cannot be read",
-				name)
-		case f.clock.Now().Sub(s.CheckedAt) > staleAfter:
-			return payd.Errorf(payd.ErrTemporarilyUnavailable, "%s cannot be used right now: its node was last read %s",
-				name, s.CheckedAt.Format(time.RFC3339))
-		}
-		return nil
+	if why := unreadable(s, ok, f.clock.Now()); why != "" {
+		return payd.Errorf(payd.ErrTemporarilyUnavailable, "%s cannot be used right now: %s", f.node.Name(), why)
 	}
-	return payd.Errorf(payd.ErrTemporarilyUnavailable, "%s cannot be used yet: its node was never read", name)
+	return nil
+}
+
+// chainStatus reads network n's status; ok is false when it has none yet.
+func chainStatus(ctx context.Context, st payd.ChainStore, n money.Network) (s payd.ChainStatus, ok bool, err error) {
+	all, err := st.ChainStatuses(ctx)
+	for _, s := range all {
+		if s.Network == n {
+			return s, true, err
+		}
+	}
+	return payd.ChainStatus{}, false, err
+}
+
+// unreadable says why payd cannot read a followed network's node now,
+// from its status (ok false when it has none): "" when it can. New
+// checkouts on the network are refused meanwhile (Healthy).
+func unreadable(s payd.ChainStatus, ok bool, now time.Time) string {
+	switch {
+	case !ok:
+		return "its node was never read"
+	case s.Error != "":
+		return "its node cannot be read"
+	case now.Sub(s.CheckedAt) > staleAfter:
+		return "its node was last read " + s.CheckedAt.Format(time.RFC3339)
+	}
+	return ""
+}
+
+// unseen reports whether payd cannot see a followed network's chain now:
+// its node is unreadable, or the follower is behind the node's tip. Its
+// quotes are held meanwhile (Expirer, Chain.Unseen).
+func unseen(s payd.ChainStatus, ok bool, now time.Time) bool {
+	return unreadable(s, ok, now) != "" || s.Lag() > 0
 }

@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"payd/web/webtest"
 )
 
 // viewport is a screen size the pages are checked at.
@@ -28,25 +29,6 @@ var (
 	desktop    = viewport{"desktop", 1280, 900, false}
 )
 
-// chromiumPath finds Debian's Chromium. Outside CI a machine without it
-// skips the browser tests; in CI (CI=true) that is a failure.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("PAYD_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("chromium is not installed; .ci/run installs it with apt-get install -y chromium")
-	}
-	t.Skip("chromium is not installed (apt-get install -y chromium); skipping the browser tests")
-	return ""
-}
-
 // browser is one headless Chromium tab at a viewport.
 type browser struct {
 	t   *testing.T
@@ -54,25 +36,11 @@ type browser struct {
 	vp  viewport
 }
 
-// stepTimeout bounds each browser step; the whole test has go test's.
-const stepTimeout = 40 * time.Second
-
 // newBrowser starts Chromium with the flags known to work here and opens a
 // tab at the viewport.
 func newBrowser(t *testing.T, vp viewport) *browser {
 	t.Helper()
-	path := chromiumPath(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.NoFirstRun,
-		chromedp.WindowSize(int(vp.width), int(vp.height)))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc() })
-	if err := chromedp.Do(ctx); err != nil { // starts the browser without a deadline
-		t.Fatalf("start chromium: %v", err)
-	}
+	ctx := webtest.Tab(t, chromedp.WindowSize(int(vp.width), int(vp.height)))
 	b := &browser{t: t, ctx: ctx, vp: vp}
 	b.run(chromedp.EmulateViewport(vp.width, vp.height, func(p *emulation.SetDeviceMetricsOverrideParams, tp *emulation.SetTouchEmulationEnabledParams) {
 		p.Mobile = vp.mobile
@@ -91,27 +59,17 @@ func (b *browser) timezone(id string) {
 	})
 }
 
-// run runs steps, each group bounded by stepTimeout, and fails the test on
-// error.
+// run runs steps, each group bounded by webtest.StepTimeout, and fails the
+// test on error.
 func (b *browser) run(steps ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
-	defer cancel()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		b.t.Fatalf("browser: %v", err)
-	}
+	webtest.Run(b.t, b.ctx, steps...)
 }
 
 // get runs one action that returns a value.
 func get[T any](b *browser, a chromedp.Action[T]) T {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
-	defer cancel()
-	v, err := chromedp.Run(ctx, a)
-	if err != nil {
-		b.t.Fatalf("browser: %v", err)
-	}
-	return v
+	return webtest.Get(b.t, b.ctx, a)
 }
 
 // open navigates to url.
@@ -272,7 +230,7 @@ func (b *browser) waitLeave(suffix string) {
 // waitHref polls the JavaScript condition cond on the tab's address until
 // it holds or the step's time is up.
 func (b *browser) waitHref(cond string) bool {
-	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	ctx, cancel := context.WithTimeout(b.ctx, webtest.StepTimeout)
 	defer cancel()
 	for ctx.Err() == nil {
 		ok, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(2*time.Second)))

@@ -63,7 +63,7 @@ func (n *Node) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error)
 	if n.price == nil {
 		return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "no BTC price is configured for bitcoin fee estimates")
 	}
-	cents, err := n.price(ctx)
+	cents, err := n.price(ctx, money.BTC)
 	if err != nil {
 		return 0, err
 	}

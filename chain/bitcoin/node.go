@@ -28,9 +28,9 @@ type Options struct {
 	// Empty means mempool.space for main, testnet3, testnet4 and signet,
 	// and no explorer for regtest.
 	Explorer string
-	// Price returns the price of one BTC in US cents, for FeeEstimateUSD.
+	// Price gives the price of BTC in US cents, for FeeEstimateUSD.
 	// Without it FeeEstimateUSD answers upstream_unavailable.
-	Price func(ctx context.Context) (centsPerBTC int64, err error)
+	Price chain.Price
 	// Clock times the fee-rate cache; nil means clock.Real{}.
 	Clock clock.Clock
 	// HTTP carries the calls and their timeouts; nil means a client that
@@ -47,7 +47,7 @@ type Node struct {
 	chain    string // as the node names it
 	hrp      string // bech32 prefix of the chain's segwit addresses
 	explorer string
-	price    func(context.Context) (int64, error)
+	price    chain.Price
 	clock    clock.Clock
 	keys     *hd.KeyCache
 

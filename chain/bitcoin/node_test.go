@@ -51,7 +51,7 @@ func setup(t *testing.T) (*btcdtest.Node, *bitcoin.Node, *clock.Fake) {
 	clk := clock.NewFake(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
 	n, err := bitcoin.New(context.Background(), h.URL(), bitcoin.Options{
 		Clock: clk,
-		Price: func(context.Context) (int64, error) { return centsPerBTC, nil },
+		Price: func(context.Context, money.Asset) (int64, error) { return centsPerBTC, nil },
 	})
 	if err != nil {
 		t.Fatal(err)

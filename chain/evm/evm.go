@@ -50,7 +50,7 @@ type Options struct {
 	Explorer string
 	// Price is the price of a coin in US cents, for the fee estimates: an
 	// ethereum fee is paid in ETH.
-	Price func(ctx context.Context, a money.Asset) (cents int64, err error)
+	Price chain.Price
 	// Clock times the fee cache; clock.Real{} when nil.
 	Clock clock.Clock
 	// HTTPClient makes the requests to an http(s) node; one with a 30 s
@@ -68,7 +68,7 @@ type Node struct {
 	tokens   map[money.Asset]account // the tokens on this chain
 	byToken  map[account]money.Asset // the same, by contract
 	explorer string
-	price    func(ctx context.Context, a money.Asset) (int64, error)
+	price    chain.Price
 	clock    clock.Clock
 	keys     *hd.KeyCache
 

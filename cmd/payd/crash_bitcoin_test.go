@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,47 +63,17 @@ func TestCrashBitcoin(t *testing.T) {
 type btcCrashRun struct {
 	*crashRun
 	node *btcdtest.Node
-	dsn  string
-	args []string // payd serve's arguments
 }
 
 // newBTCCrashRun starts btcd with enough mature coins for every payment,
-// migrates dsn, starts the server on the node, makes a business with a
-// wallet and plans the payments.
+// starts the server on the node, makes a business with a wallet and plans
+// the payments.
 func newBTCCrashRun(t *testing.T, bin, dsn string) *btcCrashRun {
 	node := btcdtest.Start(t)
 	node.Mine(crashBTCPayments) // a mature coinbase for each payment
-	if out, err := exec.Command(bin, "migrate", "--database", dsn).CombinedOutput(); err != nil {
-		t.Fatalf("migrate: %v\n%s", err, out)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	logf, err := os.Create(filepath.Join(t.TempDir(), "serve.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, quit := &child{bin: bin, dsn: dsn, addr: addr, log: logf}, make(chan struct{})
-	r := &btcCrashRun{node: node, dsn: dsn, args: []string{"serve", "--addr", addr, "--database", dsn,
-		"--chain", "bitcoin=" + node.URL(), "--rates", "static", "--follow-interval", "100ms", "--drop-after", "2s",
-		"--confirmations", fmt.Sprintf("bitcoin=%d", crashRequired["bitcoin"]), "--trusted-proxies", "127.0.0.1/32"}}
-	t.Cleanup(func() { close(quit); srv.kill(); logf.Close() }) // before the schema is dropped
-	seed := uint64(clock.Real{}.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	r.crashRun = &crashRun{t: t, srv: srv, rnd: rand.New(rand.NewPCG(seed, 1)), heights: map[string]int{}, quit: quit}
-	r.start()
-	out, err := exec.Command(bin, "business", "create", "--name", "Crash Books", "--email", "x@example.com",
-		"--wallet", "generate", "--json", "--database", dsn).Output()
-	var keys struct {
-		SecretKey string `json:"secret_key"`
-	}
-	if err != nil || json.Unmarshal(out, &keys) != nil || keys.SecretKey == "" {
-		t.Fatalf("business create: %v: %s", err, out)
-	}
-	r.c = &crashClient{base: "http://" + addr + "/api/v1", key: keys.SecretKey}
+	r := &btcCrashRun{node: node, crashRun: startCrashRun(t, bin, dsn, "--chain", "bitcoin="+node.URL(),
+		"--rates", "static", "--follow-interval", "100ms", "--drop-after", "2s",
+		"--confirmations", fmt.Sprintf("bitcoin=%d", crashRequired["bitcoin"]), "--trusted-proxies", "127.0.0.1/32")}
 	for i := range crashBTCPayments {
 		kind := [...]string{"under", "over", "exact", "exact", "exact"}[i%5]
 		r.pays = append(r.pays, &crashPayment{asset: "BTC", network: "bitcoin", kind: kind,
@@ -115,37 +82,11 @@ func newBTCCrashRun(t *testing.T, bin, dsn string) *btcCrashRun {
 	return r
 }
 
-// start starts payd serve on btcd and waits until /healthz answers 200,
-// as child.start does for the devnet server.
+// start starts payd serve again after a kill.
 func (r *btcCrashRun) start() {
 	r.t.Helper()
-	c := r.srv
-	c.runs++
-	fmt.Fprintf(c.log, "=== run %d ===\n", c.runs)
-	cmd := exec.Command(c.bin, r.args...)
-	cmd.Stdout, cmd.Stderr = c.log, c.log
-	c.started = clock.Real{}.Now()
-	if err := cmd.Start(); err != nil {
-		r.t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	c.cmd, c.exited = cmd, exited
-	deadline := clockAfter(30 * time.Second)
-	for {
-		if res, err := crashHTTP.Get("http://" + c.addr + "/healthz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		select {
-		case <-exited:
-			r.t.Fatalf("payd serve exited while starting (run %d)\n%s", c.runs, c.tail())
-		case <-deadline:
-			r.t.Fatalf("payd serve did not answer /healthz in 30 s (run %d)\n%s", c.runs, c.tail())
-		case <-clockAfter(20 * time.Millisecond):
-		}
+	if err := r.srv.start(); err != nil {
+		r.t.Fatalf("restart %d: %v\n%s", r.srv.runs, err, r.srv.tail())
 	}
 }
 
@@ -262,7 +203,7 @@ func (r *btcCrashRun) waitNetworks(what string, ok func(networkStatus) bool) {
 	r.t.Helper()
 	deadline := clockAfter(crashDeadline)
 	for {
-		out, err := exec.Command(r.srv.bin, "networks", "--json", "--database", r.dsn).Output()
+		out, err := exec.Command(r.srv.bin, "networks", "--json", "--database", r.srv.dsn).Output()
 		var status struct {
 			Data []networkStatus `json:"data"`
 		}

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"testing"
 	"time"
 
 	"payd/clock"
@@ -22,23 +25,39 @@ import (
 // output of every run goes to one log file.
 type child struct {
 	bin, dsn, addr string
-	log            *os.File
-	cmd            *exec.Cmd
-	exited         chan struct{}
-	started        time.Time
-	runs           int
+	// args are serve's arguments after --addr and --database.
+	args    []string
+	log     *os.File
+	cmd     *exec.Cmd
+	exited  chan struct{}
+	started time.Time
+	runs    int
+}
+
+// newChild makes the server of a crash test on dsn, on a free port, with
+// serve's arguments args; it is killed when t ends (before the test's
+// schema is dropped), and quit is closed then.
+func newChild(t *testing.T, bin, dsn string, args ...string) (c *child, quit chan struct{}) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	logf, err := os.Create(filepath.Join(t.TempDir(), "serve.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, quit = &child{bin: bin, dsn: dsn, addr: addr, args: args, log: logf}, make(chan struct{})
+	t.Cleanup(func() { close(quit); c.kill(); logf.Close() })
+	return c, quit
 }
 
 // start starts the server and waits until /healthz answers 200.
 func (c *child) start() error {
 	c.runs++
 	fmt.Fprintf(c.log, "=== run %d ===\n", c.runs)
-	confs := make([]string, 0, len(crashRequired))
-	for n, req := range crashRequired {
-		confs = append(confs, fmt.Sprintf("%s=%d", n, req))
-	}
-	cmd := exec.Command(c.bin, "serve", "--dev", "--addr", c.addr, "--database", c.dsn,
-		"--confirmations", strings.Join(confs, ","), "--trusted-proxies", "127.0.0.1/32")
+	cmd := exec.Command(c.bin, append([]string{"serve", "--addr", c.addr, "--database", c.dsn}, c.args...)...)
 	cmd.Stdout, cmd.Stderr = c.log, c.log
 	c.started = clock.Real{}.Now()
 	if err := cmd.Start(); err != nil {

@@ -6,8 +6,6 @@ import (
 	"maps"
 	"math/big"
 	"math/rand/v2"
-	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -101,18 +99,25 @@ type crashPayment struct {
 // newCrashRun starts the server on dsn, makes a business with a wallet and
 // plans the payments.
 func newCrashRun(t *testing.T, bin, dsn string) *crashRun {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	confs := make([]string, 0, len(crashRequired))
+	for n, req := range crashRequired {
+		confs = append(confs, fmt.Sprintf("%s=%d", n, req))
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	logf, err := os.Create(filepath.Join(t.TempDir(), "serve.log"))
-	if err != nil {
-		t.Fatal(err)
+	r := startCrashRun(t, bin, dsn, "--dev", "--confirmations", strings.Join(confs, ","),
+		"--trusted-proxies", "127.0.0.1/32")
+	for i := range crashPayments {
+		coin := crashCoins[i%len(crashCoins)]
+		kind := [...]string{"under", "over", "exact", "exact", "exact"}[(i/len(crashCoins))%5]
+		r.pays = append(r.pays, &crashPayment{asset: coin[0], network: coin[1], kind: kind,
+			price: 500 + r.rnd.Int64N(50_000)})
 	}
-	srv, quit := &child{bin: bin, dsn: dsn, addr: addr, log: logf}, make(chan struct{})
-	t.Cleanup(func() { close(quit); srv.kill(); logf.Close() }) // before the schema is dropped
+	return r
+}
+
+// startCrashRun starts payd serve with args on dsn (migrated by serve, or
+// before) and makes a business with a wallet and its client.
+func startCrashRun(t *testing.T, bin, dsn string, args ...string) *crashRun {
+	srv, quit := newChild(t, bin, dsn, args...)
 	if err := srv.start(); err != nil {
 		t.Fatalf("%v\n%s", err, srv.tail())
 	}
@@ -126,15 +131,8 @@ func newCrashRun(t *testing.T, bin, dsn string) *crashRun {
 	}
 	seed := uint64(clock.Real{}.Now().UnixNano())
 	t.Logf("seed %d", seed)
-	r := &crashRun{t: t, srv: srv, rnd: rand.New(rand.NewPCG(seed, 1)), heights: map[string]int{}, quit: quit,
-		c: &crashClient{base: "http://" + addr + "/api/v1", key: keys.SecretKey}}
-	for i := range crashPayments {
-		coin := crashCoins[i%len(crashCoins)]
-		kind := [...]string{"under", "over", "exact", "exact", "exact"}[(i/len(crashCoins))%5]
-		r.pays = append(r.pays, &crashPayment{asset: coin[0], network: coin[1], kind: kind,
-			price: 500 + r.rnd.Int64N(50_000)})
-	}
-	return r
+	return &crashRun{t: t, srv: srv, rnd: rand.New(rand.NewPCG(seed, 1)), heights: map[string]int{}, quit: quit,
+		c: &crashClient{base: "http://" + srv.addr + "/api/v1", key: keys.SecretKey}}
 }
 
 // pay creates each payment, opens its checkout and sends the coin, eight

@@ -55,7 +55,7 @@ func openNodes(ctx context.Context, cfg *Config, getenv func(string) string, rat
 			switch s.network {
 			case money.Bitcoin:
 				return bitcoin.New(ctx, s.url, bitcoin.Options{Explorer: explorers[s.network], Clock: clk,
-					Price: func(ctx context.Context) (int64, error) { return price(ctx, money.BTC) }})
+					Price: price})
 			default:
 				return evm.New(ctx, s.network, s.url, evm.Options{Tokens: tokens[s.network],
 					Explorer: explorers[s.network], Price: price, Clock: clk})
