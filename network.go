@@ -147,8 +147,11 @@ type Node interface {
 	BlockAt(ctx context.Context, height int64, w Watched) (Block, error)
 	// Pending reads the node's mempool: the waiting transfers to the
 	// addresses in w (none on a node whose mempool payd does not read),
-	// and which of the transactions unconfirmed are still alive.
-	Pending(ctx context.Context, w Watched, unconfirmed []string) (Pending, error)
+	// and which of the transactions unconfirmed are still alive: waiting,
+	// or mined in a block above processed, the height the follower has
+	// read up to. One mined at or below it is not: the follower took that
+	// block's transfers (or the branch that replaced it) already.
+	Pending(ctx context.Context, w Watched, unconfirmed []string, processed int64) (Pending, error)
 	// WatchKey is address's key in a Watched set: the form the node
 	// matches outputs by (a script, raw account bytes). false when address
 	// is not one of this network's.

@@ -468,7 +468,7 @@ func (f *Follower) pending(ctx context.Context, tip payd.BlockRef, now time.Time
 	if err != nil {
 		return err
 	}
-	p, err := f.node.Pending(ctx, f.watched, unconfirmed)
+	p, err := f.node.Pending(ctx, f.watched, unconfirmed, tip.Height)
 	if err != nil {
 		return err
 	}

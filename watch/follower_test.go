@@ -93,7 +93,7 @@ func (n *memNode) BlockAt(_ context.Context, height int64, w payd.Watched) (payd
 	return b, nil
 }
 
-func (n *memNode) Pending(_ context.Context, w payd.Watched, unconfirmed []string) (payd.Pending, error) {
+func (n *memNode) Pending(_ context.Context, w payd.Watched, unconfirmed []string, _ int64) (payd.Pending, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.down {

@@ -50,7 +50,6 @@ func (n *Node) BlockAt(ctx context.Context, height int64, w payd.Watched) (payd.
 	if err != nil {
 		return payd.Block{}, err
 	}
-	n.pool.read(height)
 	b := payd.Block{
 		BlockRef: payd.BlockRef{Height: height, Hash: hash},
 		Parent:   msg.Header.PrevBlock.String(),

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"payd"
 )
@@ -65,9 +64,6 @@ type mempool struct {
 	gen     uint32
 	seen    map[txKey]uint32
 	matched map[txKey][]pooled
-	// lastRead is the highest height BlockAt has read: an asked
-	// transaction missing from the mempool may be in a block above it.
-	lastRead atomic.Int64
 }
 
 func (p *mempool) init() {
@@ -75,44 +71,20 @@ func (p *mempool) init() {
 	p.matched = map[txKey][]pooled{}
 }
 
-// read notes that BlockAt read the block at height.
-func (p *mempool) read(height int64) {
-	for {
-		old := p.lastRead.Load()
-		if height <= old || p.lastRead.CompareAndSwap(old, height) {
-			return
-		}
-	}
-}
-
 // Pending reads the node's mempool (getrawmempool), reads the transactions
 // not read before (getrawtransaction TXID 0, which needs no txindex for a
 // mempool transaction), forgets those that left, and returns the waiting
 // transfers to scripts in w and, for each of unconfirmed still alive, an
 // Alive entry. An asked transaction is alive while in the mempool or in a
-// block above the last one BlockAt read (mined since the follower last
-// read the chain); when the follower is more than aliveScan blocks behind,
-// every asked transaction is reported alive, since a missing one cannot
-// be told from a mined one cheaply and the blocks will tell. Before
-// BlockAt has read any block, the node's tip counts as read: the follower
-// asks only once it has caught up. upstream_unavailable when the node
+// block above processed (mined since the follower last read the chain);
+// when that is more than aliveScan blocks, every asked transaction is
+// reported alive, since a missing one cannot be told from a mined one
+// cheaply and the blocks will tell. upstream_unavailable when the node
 // cannot be asked.
-func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string) (payd.Pending, error) {
+func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string, processed int64) (payd.Pending, error) {
 	p := &n.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.lastRead.Load() == 0 {
-		// No block read yet: the process just started. The follower asks
-		// only once its head is the node's tip, so the blocks up to the
-		// tip are read; without this every asked transaction missing from
-		// the mempool (a replaced one) would stay alive until the next
-		// block.
-		tip, err := n.Tip(ctx)
-		if err != nil {
-			return payd.Pending{}, err
-		}
-		p.read(tip.Height)
-	}
 	var ids []string
 	if err := n.rpc.Call(ctx, "getrawmempool", &ids); err != nil {
 		return payd.Pending{}, err
@@ -143,7 +115,7 @@ func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string
 		return payd.Pending{}, err
 	}
 	p.forget()
-	alive, err := n.alive(ctx, unconfirmed, asked)
+	alive, err := n.alive(ctx, unconfirmed, asked, processed)
 	if err != nil {
 		return payd.Pending{}, err
 	}
@@ -227,8 +199,7 @@ func (p *mempool) forget() {
 
 // alive answers Pending's Alive for the asked txids (see Pending), given
 // which of them the mempool listing held.
-func (n *Node) alive(ctx context.Context, unconfirmed []string, listed map[txKey]bool) (map[string]bool, error) {
-	p := &n.pool
+func (n *Node) alive(ctx context.Context, unconfirmed []string, listed map[txKey]bool, processed int64) (map[string]bool, error) {
 	alive := map[string]bool{}
 	var missing []string
 	for _, id := range unconfirmed {
@@ -250,7 +221,7 @@ func (n *Node) alive(ctx context.Context, unconfirmed []string, listed map[txKey
 	if err != nil {
 		return nil, err
 	}
-	from := p.lastRead.Load() + 1
+	from := processed + 1
 	if from < tip.Height-aliveScan+1 {
 		for _, id := range missing {
 			alive[id] = true

@@ -102,7 +102,6 @@ func poolSetup(t *testing.T, count int, script []byte) (*poolServer, *Node) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.pool.read(100)
 	return s, n
 }
 
@@ -116,7 +115,7 @@ func TestPendingSkipsUnreadable(t *testing.T) {
 	s.big, s.bad = s.order[3], s.order[40]
 	w := watchedScripts{string(script): true}
 	for round := range 2 {
-		p, err := n.Pending(context.Background(), w, nil)
+		p, err := n.Pending(context.Background(), w, nil, 100)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
@@ -150,7 +149,7 @@ func TestPendingRemembersAll(t *testing.T) {
 		n.pool.seen[txKey{byte(i), byte(i >> 8), byte(i >> 16), 0xff}] = n.pool.gen
 	}
 	for range 2 {
-		if _, err := n.Pending(context.Background(), watchedScripts{}, nil); err != nil {
+		if _, err := n.Pending(context.Background(), watchedScripts{}, nil, 100); err != nil {
 			t.Fatal(err)
 		}
 	}

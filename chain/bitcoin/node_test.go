@@ -230,19 +230,19 @@ func TestRegtestFollow(t *testing.T) {
 	// A payment to both deposits, and one to nobody watched.
 	tx1 := h.SendOutputs([]btcdtest.Output{{To: deps[0], Sats: 12_345}, {To: deps[1], Sats: 777}}, btcdtest.SendOptions{})
 	other := h.Send(h.Address(), 50_000)
-	p := pending(t, n, w, tx1, other)
+	p := pending(t, n, w, height, tx1, other)
 	wantTransfers(t, "mempool", p.Transfers, tr(tx1, 0, deps[0], 12_345), tr(tx1, 1, deps[1], 777))
 	wantAlive(t, p, tx1, other)
 
 	// Replaced by fee: the old txid is gone, the new one waits.
 	tx2 := h.Replace(tx1, btcdtest.Output{To: deps[0], Sats: 20_000})
-	p = pending(t, n, w, tx1, tx2)
+	p = pending(t, n, w, height, tx1, tx2)
 	wantTransfers(t, "after the replacement", p.Transfers, tr(tx2, 0, deps[0], 20_000))
 	wantAlive(t, p, tx2)
 
 	// Mined: alive until the follower reads the block, then in it.
 	mined := h.Mine(1)[0]
-	wantAlive(t, pending(t, n, w, tx2), tx2)
+	wantAlive(t, pending(t, n, w, height, tx2), tx2)
 	tip, err := n.Tip(ctx)
 	if err != nil || tip.Hash != mined {
 		t.Fatalf("Tip = %+v, %v; want %s", tip, err, mined)
@@ -255,8 +255,9 @@ func TestRegtestFollow(t *testing.T) {
 		t.Errorf("BlockAt(%d) = %+v, parent %s; want %+v, parent %s", tip.Height, b.BlockRef, b.Parent, tip, start)
 	}
 	wantTransfers(t, "block", b.Transfers, tr(tx2, 0, deps[0], 20_000))
-	p = pending(t, n, w)
+	p = pending(t, n, w, tip.Height, tx2)
 	wantTransfers(t, "mempool after the block", p.Transfers)
+	wantAlive(t, p) // in the block the follower read: its transfer comes from there
 	if size := bitcoin.PoolSize(n); size != 0 {
 		t.Errorf("Pending remembers %d transactions of an empty mempool", size)
 	}
@@ -271,7 +272,7 @@ func TestRegtestFollow(t *testing.T) {
 	if _, err := n.BlockAt(ctx, tip.Height, w); payd.ErrorCode(err) != payd.ErrNotFound {
 		t.Errorf("BlockAt above the tip = %v; want not_found", err)
 	}
-	p = pending(t, n, w, tx2)
+	p = pending(t, n, w, back.Height, tx2) // the follower unwound the orphan
 	if size := bitcoin.PoolSize(n); size != len(h.Mempool()) {
 		t.Errorf("Pending remembers %d transactions of a mempool of %d", size, len(h.Mempool()))
 	}
@@ -301,7 +302,7 @@ func TestRegtestDowntime(t *testing.T) {
 	start := clock.Real{}.Now()
 	_, err1 := n.Tip(ctx)
 	_, err2 := n.BlockAt(ctx, 1, w)
-	_, err3 := n.Pending(ctx, w, nil)
+	_, err3 := n.Pending(ctx, w, nil, before.Height)
 	_, err4 := bitcoin.New(ctx, h.URL(), bitcoin.Options{})
 	if d := (clock.Real{}).Now().Sub(start); d > 5*time.Second {
 		t.Errorf("calls to a stopped node took %v", d)
@@ -324,10 +325,11 @@ func TestRegtestDowntime(t *testing.T) {
 	}
 }
 
-// pending calls n.Pending and fails the test on an error.
-func pending(t *testing.T, n *bitcoin.Node, w payd.Watched, unconfirmed ...string) payd.Pending {
+// pending calls n.Pending as a follower that has read up to processed,
+// and fails the test on an error.
+func pending(t *testing.T, n *bitcoin.Node, w payd.Watched, processed int64, unconfirmed ...string) payd.Pending {
 	t.Helper()
-	p, err := n.Pending(context.Background(), w, unconfirmed)
+	p, err := n.Pending(context.Background(), w, unconfirmed, processed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,8 +395,9 @@ func TestRegtestCoinbaseNotCounted(t *testing.T) {
 }
 
 // TestRegtestPendingAfterRestart asks a fresh Node, as after a restart,
-// about a payment replaced by fee before any block is read: the replaced
-// transaction is not alive, its replacement is.
+// about a payment replaced by fee before it read any block, for a
+// follower caught up with the tip: the replaced transaction is not alive,
+// its replacement is.
 func TestRegtestPendingAfterRestart(t *testing.T) {
 	t.Parallel()
 	h, n, _ := setup(t)
@@ -406,7 +409,8 @@ func TestRegtestPendingAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := pending(t, fresh, w, tx1, tx2)
+	tip, _ := h.Tip()
+	p := pending(t, fresh, w, tip, tx1, tx2)
 	wantAlive(t, p, tx2)
 	wantTransfers(t, "after a restart", p.Transfers, tr(tx2, 0, deps[0], 20_000))
 }

@@ -114,7 +114,6 @@ func (n *Node) BlockAt(ctx context.Context, height int64, w payd.Watched) (payd.
 		return payd.Block{}, err
 	}
 	block.Transfers = append(native, tokens...)
-	n.noteRead(height)
 	return block, nil
 }
 
@@ -283,28 +282,19 @@ func topicAccount(t hash32) (account, bool) {
 
 // Pending tells which of the unconfirmed transactions are alive: still
 // waiting in the node's pool (eth_getTransactionByHash answers them with
-// no block), or mined in a block above the highest one BlockAt has read,
-// which the follower has yet to read. A transaction mined at or below that
-// height is not alive even though the node knows it: the follower read
-// that block (or the branch that replaced it) and took its transfers from
-// there, so a transfer of it still unconfirmed is one a reorg left behind.
-// Before BlockAt has read any block (a process just started) that height
-// is the node's tip: the follower asks only once it has caught up with the
-// tip. Hashes are asked in batches; a malformed hash is not alive. It
+// no block), or mined in a block above processed, which the follower has
+// yet to read. A transaction mined at or below that height is not alive
+// even though the node knows it: the follower read that block (or the
+// branch that replaced it) and took its transfers from there, so a
+// transfer of it still unconfirmed is one a reorg left behind. Hashes are
+// asked in batches; a malformed hash is not alive. It
 // reads no mempool for transfers (Transfers is nil): a payment counts from
 // its first block, and on ethereum and polygon that comes within seconds.
 // upstream_unavailable when the node cannot be read.
-func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string) (payd.Pending, error) {
+func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string, processed int64) (payd.Pending, error) {
 	p := payd.Pending{Alive: map[string]bool{}}
 	if len(unconfirmed) == 0 {
 		return p, nil
-	}
-	if n.lastRead.Load() == 0 {
-		tip, err := n.Tip(ctx)
-		if err != nil {
-			return payd.Pending{}, err
-		}
-		n.noteRead(tip.Height)
 	}
 	found := make([]*struct {
 		BlockHash   *hash32   `json:"blockHash"`
@@ -319,26 +309,14 @@ func (n *Node) Pending(ctx context.Context, w payd.Watched, unconfirmed []string
 	if err := n.rpc.batch(ctx, calls); err != nil {
 		return payd.Pending{}, err
 	}
-	// Read after the answers: a block BlockAt read meanwhile counts.
-	read := n.lastRead.Load()
 	for i, tx := range found {
 		switch {
 		case tx == nil:
 		case tx.BlockHash == nil || tx.BlockNumber == nil: // waiting in the pool
 			p.Alive[unconfirmed[i]] = true
-		case int64(*tx.BlockNumber) > read:
+		case int64(*tx.BlockNumber) > processed:
 			p.Alive[unconfirmed[i]] = true
 		}
 	}
 	return p, nil
-}
-
-// noteRead notes that BlockAt read the block at height.
-func (n *Node) noteRead(height int64) {
-	for {
-		old := n.lastRead.Load()
-		if height <= old || n.lastRead.CompareAndSwap(old, height) {
-			return
-		}
-	}
 }

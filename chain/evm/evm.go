@@ -27,7 +27,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"payd"
 	"payd/chain"
@@ -74,10 +73,6 @@ type Node struct {
 
 	feeMu sync.Mutex
 	fee   feeCache
-
-	// lastRead is the highest height BlockAt has read, for Pending: a
-	// transaction mined at or below it is in a block the follower read.
-	lastRead atomic.Int64
 }
 
 var _ payd.Node = (*Node)(nil)

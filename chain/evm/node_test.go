@@ -318,7 +318,7 @@ func testReorg(t *testing.T, b bundle) {
 	// The payer's transaction went back to the pool and into the new
 	// branch; the other one was replaced by a payment elsewhere.
 	checkTransfers(t, blk.Transfers, old.Transfers[:1])
-	p, err := b.node.Pending(ctx, w, []string{strings.ToLower(again), strings.ToLower(replaced)})
+	p, err := b.node.Pending(ctx, w, []string{strings.ToLower(again), strings.ToLower(replaced)}, tip.Height)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,8 @@ func testPendingBatches(t *testing.T, b bundle) {
 	}
 	asked = append(asked, "0xnot-a-hash")
 	asked = slices.Insert(asked, 120, waiting...)
-	p, err := b.node.Pending(context.Background(), watched{}, asked)
+	head, _ := b.chain.Head()
+	p, err := b.node.Pending(context.Background(), watched{}, asked, head)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,36 +456,40 @@ func TestReorgKeepsIndex(t *testing.T) {
 	}
 	// The follower has read the block that mined it again: Pending does not
 	// keep a transfer of it alive beside the one read.
-	p, err := b.node.Pending(ctx, w, []string{strings.ToLower(pay)})
+	p, err := b.node.Pending(ctx, w, []string{strings.ToLower(pay)}, old.Height+1)
 	if err != nil || len(p.Alive) != 0 {
 		t.Errorf("Pending = %+v, %v; want the re-mined payment not alive", p, err)
 	}
 }
 
 // TestPendingAlive asks about a transaction waiting in the pool (alive),
-// one mined in a block BlockAt read (not alive: the follower has its
-// transfers from the block) and one mined above it (alive: the follower
-// has yet to read it).
+// one mined in a block the follower processed (not alive: the follower
+// has its transfers from the block) and one mined above it (alive: the
+// follower has yet to read it).
 func TestPendingAlive(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	w := b.watch(t, b.deposits[0])
 	read := strings.ToLower(b.chain.SendETH(b.chain.Accounts[1], b.deposits[0], eth(1)))
-	b.commit(t, w)
+	processed := b.commit(t, w).Height
 	above := strings.ToLower(b.chain.SendETH(b.chain.Accounts[2], b.deposits[0], eth(1)))
 	b.chain.Commit()
 	waiting := strings.ToLower(b.chain.SendETH(b.chain.Accounts[3], b.deposits[0], eth(1)))
-	p, err := b.node.Pending(ctx, w, []string{read, above, waiting})
+	p, err := b.node.Pending(ctx, w, []string{read, above, waiting}, processed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Alive[read] || !p.Alive[above] || !p.Alive[waiting] {
 		t.Errorf("Pending = %+v; want %s and %s alive, not %s", p.Alive, above, waiting, read)
 	}
-	// A node just started (no block read) takes its tip as read: the
-	// follower asks only once it has caught up.
+	// A node just started, for a follower caught up with the tip: only the
+	// waiting one is alive.
 	fresh := mustNode(t, money.Ethereum, b.chain.URL(), evm.Options{Price: ethPrice})
-	p, err = fresh.Pending(ctx, w, []string{read, above, waiting})
+	tip, err := fresh.Tip(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = fresh.Pending(ctx, w, []string{read, above, waiting}, tip.Height)
 	if err != nil {
 		t.Fatal(err)
 	}

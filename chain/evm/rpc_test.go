@@ -198,7 +198,7 @@ func TestNodeErrors(t *testing.T) {
 	ctx := context.Background()
 	_, errTip := n.Tip(ctx)
 	_, errBlock := n.BlockAt(ctx, 5, watchedSet{})
-	_, errPending := n.Pending(ctx, watchedSet{}, []string{"0x" + strings.Repeat("ab", 32)})
+	_, errPending := n.Pending(ctx, watchedSet{}, []string{"0x" + strings.Repeat("ab", 32)}, 5)
 	_, errFee := n.FeeEstimateUSD(ctx, money.ETH)
 	for _, err := range []error{errTip, errBlock, errPending, errFee} {
 		if payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
@@ -363,7 +363,7 @@ func TestBatchOrder(t *testing.T) {
 		asked = append(asked, fmt.Sprintf("0x%064x", i))
 	}
 	asked = append(asked, alive)
-	p, err := n.Pending(context.Background(), watchedSet{}, asked)
+	p, err := n.Pending(context.Background(), watchedSet{}, asked, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

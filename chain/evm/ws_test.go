@@ -162,7 +162,7 @@ func TestWSAnswer(t *testing.T) {
 	}
 	checkTip(t, n)
 	asked := []string{tipHash, "0x" + strings.Repeat("01", 32), "0x" + strings.Repeat("02", 32)}
-	p, err := n.Pending(context.Background(), watchedSet{}, asked)
+	p, err := n.Pending(context.Background(), watchedSet{}, asked, 5)
 	if err != nil || len(p.Alive) != 0 {
 		t.Fatalf("Pending = %+v, %v", p, err)
 	}
@@ -183,9 +183,8 @@ func TestWSAnswer(t *testing.T) {
 // TestWSRefusal reads a node's error object with a null id, its answer to
 // a message it could not read, as the answer.
 func TestWSRefusal(t *testing.T) {
-	var singles atomic.Bool // answer single calls, refuse batches
 	f := serveWS(t, false, func(conn *websocket.Conn, _ int, reqs []wsRequest, batch bool) {
-		if reqs[0].Method == "eth_chainId" || (singles.Load() && !batch) {
+		if reqs[0].Method == "eth_chainId" {
 			answerAll(conn, reqs, batch)
 			return
 		}
@@ -194,9 +193,8 @@ func TestWSRefusal(t *testing.T) {
 	n := wsNodeAt(t, f)
 	_, err := n.Tip(context.Background())
 	checkUpstream(t, err, "refused: invalid request")
-	singles.Store(true) // Pending reads the tip first
 	asked := []string{tipHash, "0x" + strings.Repeat("01", 32)}
-	_, err = n.Pending(context.Background(), watchedSet{}, asked)
+	_, err = n.Pending(context.Background(), watchedSet{}, asked, 5)
 	checkUpstream(t, err, "batch refused: invalid request")
 }
 

@@ -204,12 +204,12 @@ func (l *lazyNode) BlockAt(ctx context.Context, height int64, w payd.Watched) (p
 	return n.BlockAt(ctx, height, w)
 }
 
-func (l *lazyNode) Pending(ctx context.Context, w payd.Watched, unconfirmed []string) (payd.Pending, error) {
+func (l *lazyNode) Pending(ctx context.Context, w payd.Watched, unconfirmed []string, processed int64) (payd.Pending, error) {
 	n, err := l.connect(ctx)
 	if err != nil {
 		return payd.Pending{}, err
 	}
-	return n.Pending(ctx, w, unconfirmed)
+	return n.Pending(ctx, w, unconfirmed, processed)
 }
 
 func (l *lazyNode) WatchKey(address string) (string, bool) {
