@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -55,8 +52,8 @@ func TestBenchBTCDWebhook(t *testing.T) {
 		}
 		s := startServe(t, dsn, "--dev", "--chain", "bitcoin="+node.URL(), "--rates", "static",
 			"--follow-interval", "100ms", "--confirmations", "bitcoin=1", "--trusted-proxies", "127.0.0.1/32")
-		api := benchAPI{t: t, base: s.base, key: biz.SecretKey}
-		api.post(201, "/webhooks", map[string]any{"url": rc.URL + "/hook",
+		api := apiClient{t: t, base: s.base, key: biz.SecretKey, forwarded: true}
+		api.call(201, "POST", "/webhooks", map[string]any{"url": rc.URL + "/hook",
 			"event_types": []string{"payment.processing", "payment.succeeded"}})
 
 		type open struct {
@@ -66,8 +63,8 @@ func TestBenchBTCDWebhook(t *testing.T) {
 		start := clock.Real{}.Now()
 		checkouts := make([]open, btcdOpen)
 		for i := range checkouts {
-			pay := api.post(201, "/payments", map[string]any{"amount": 2500 + i, "currency": "USD"})
-			chk := api.post(201, "/checkouts", map[string]any{"payment_id": pay["id"], "rail": "crypto",
+			pay := api.call(201, "POST", "/payments", map[string]any{"amount": 2500 + i, "currency": "USD"})
+			chk := api.call(201, "POST", "/checkouts", map[string]any{"payment_id": pay["id"], "rail": "crypto",
 				"asset": "BTC", "network": "bitcoin"})
 			crypto := chk["crypto"].(map[string]any)
 			amount, err := money.ParseCoinAmount(money.BTC, crypto["amount"].(string))
@@ -116,43 +113,6 @@ func TestBenchBTCDWebhook(t *testing.T) {
 			t.Errorf("p99 %v, goal < 1 s", p99)
 		}
 	})
-}
-
-// benchAPI calls the API as one business, each request from another
-// client address (X-Forwarded-For, the server trusting loopback as a
-// proxy), so that opening a thousand checkouts stays within the per-IP
-// limit of POST /checkouts.
-type benchAPI struct {
-	t         *testing.T
-	base, key string
-	n         int
-}
-
-func (c *benchAPI) post(want int, path string, body any) map[string]any {
-	c.t.Helper()
-	c.n++
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest("POST", c.base+path, bytes.NewReader(b))
-	req.Header.Set("Authorization", "Bearer "+c.key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", fmt.Sprintf("bench-%d", c.n))
-	req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", c.n>>16&255, c.n>>8&255, c.n&255))
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode != want {
-		c.t.Fatalf("POST %s: %d %s, want %d", path, res.StatusCode, raw, want)
-	}
-	var env struct {
-		Data map[string]any `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &env); err != nil {
-		c.t.Fatalf("POST %s: %v: %s", path, err, raw)
-	}
-	return env.Data
 }
 
 // timedReceiver is a webhook endpoint that notes when the first delivery

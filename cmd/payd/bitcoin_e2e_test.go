@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/big"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -104,24 +101,6 @@ func (b *btcServe) waitConfirmations(c btcCheckout, want float64) {
 		<-clockAfter(50 * time.Millisecond)
 	}
 	b.t.Fatalf("checkout %s shows %v confirmations, want %v", c.checkout, got, want)
-}
-
-// try sends a request and returns the status and the raw answer, without
-// judging them.
-func (c apiClient) try(method, path string, body any) (int, string) {
-	c.t.Helper()
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest(method, c.base+path, bytes.NewReader(b))
-	req.Header.Set("Authorization", "Bearer "+c.key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", fmt.Sprintf("try-%d", clock.Real{}.Now().UnixNano()))
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(raw)
 }
 
 // sats writes satoshis as a BTC decimal, as the API does.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -67,11 +68,19 @@ func TestServeFollowsBitcoinRegtest(t *testing.T) {
 type apiClient struct {
 	t         *testing.T
 	base, key string
+	// forwarded, when true, sends each request from another client address
+	// (X-Forwarded-For; the server trusts loopback as a proxy), so that
+	// many checkouts stay within the per-IP limit of POST /checkouts.
+	forwarded bool
 }
 
-// call sends a request and returns the answer's data, failing the test
-// unless the status is want.
-func (c apiClient) call(want int, method, path string, body any) map[string]any {
+// apiRequests numbers the requests of every apiClient: idempotency keys
+// and forwarded addresses.
+var apiRequests atomic.Int64
+
+// try sends a request and returns the status and the raw answer, without
+// judging them. Each POST has a fresh Idempotency-Key.
+func (c apiClient) try(method, path string, body any) (int, string) {
 	c.t.Helper()
 	var r io.Reader
 	if body != nil {
@@ -81,8 +90,12 @@ func (c apiClient) call(want int, method, path string, body any) map[string]any 
 	req, _ := http.NewRequest(method, c.base+path, r)
 	req.Header.Set("Authorization", "Bearer "+c.key)
 	req.Header.Set("Content-Type", "application/json")
+	n := apiRequests.Add(1)
 	if method == "POST" {
-		req.Header.Set("Idempotency-Key", fmt.Sprintf("k-%d", clock.Real{}.Now().UnixNano()))
+		req.Header.Set("Idempotency-Key", fmt.Sprintf("k-%d-%d", clock.Real{}.Now().UnixNano(), n))
+	}
+	if c.forwarded {
+		req.Header.Set("X-Forwarded-For", fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255))
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -90,14 +103,40 @@ func (c apiClient) call(want int, method, path string, body any) map[string]any 
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode != want {
-		c.t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, raw, want)
+	return res.StatusCode, string(raw)
+}
+
+// call sends a request and returns the answer's data, failing the test
+// unless the status is want.
+func (c apiClient) call(want int, method, path string, body any) map[string]any {
+	c.t.Helper()
+	code, raw := c.try(method, path, body)
+	if code != want {
+		c.t.Fatalf("%s %s: %d %s, want %d", method, path, code, raw, want)
 	}
 	var env struct {
 		Data map[string]any `json:"data"`
 	}
-	_ = json.Unmarshal(raw, &env)
+	if err := json.Unmarshal([]byte(raw), &env); err != nil {
+		c.t.Fatalf("%s %s: %v: %s", method, path, err, raw)
+	}
 	return env.Data
+}
+
+// errorCode sends a request that must fail with status want and returns
+// the error's code.
+func (c apiClient) errorCode(want int, method, path string, body any) string {
+	c.t.Helper()
+	code, raw := c.try(method, path, body)
+	var env struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(raw), &env); err != nil || code != want {
+		c.t.Fatalf("%s %s: %d %s, want %d", method, path, code, raw, want)
+	}
+	return env.Error.Code
 }
 
 // waitEvents waits up to 20 s for the payment's history to be exactly want.

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"math/big"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -97,32 +94,6 @@ func (s *evmShop) waitCheckout(t *testing.T, id string, what string, ok func(chk
 // current is the checkout's confirmations.current.
 func current(chk map[string]any) int {
 	return int(chk["confirmations"].(map[string]any)["current"].(float64))
-}
-
-// errorCode sends a request that must fail with status want and returns
-// the error's code.
-func (c apiClient) errorCode(want int, method, path string, body any) string {
-	c.t.Helper()
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest(method, c.base+path, bytes.NewReader(b))
-	req.Header.Set("Authorization", "Bearer "+c.key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", "err-"+path+string(b))
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	var env struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(raw, &env); err != nil || res.StatusCode != want {
-		c.t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, raw, want)
-	}
-	return env.Error.Code
 }
 
 // TestServeFollowsEVMChain runs payd serve without --dev on go-ethereum's
