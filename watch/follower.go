@@ -187,15 +187,13 @@ func (f *Follower) notify() {
 // lease, and waits out its backoff after the node failed.
 func (f *Follower) RunOnce(ctx context.Context) error {
 	now := f.clock.Now()
-	name := f.node.Name()
-	held, err := f.store.AcquireLease(ctx, "follow:"+string(name), f.holder, now, now.Add(f.opts.Lease))
+	held, err := f.lease(ctx, now)
 	if err != nil || !held {
 		// Another replica may move the chain on meanwhile: what this one
 		// noted of it is stale, and it is not behind for this replica.
 		f.resumed, f.missing, f.behind = false, nil, false
 		return err
 	}
-	f.leasedAt = now
 	if now.Before(f.retryAt) {
 		return nil
 	}
@@ -215,6 +213,11 @@ func (f *Follower) renew(ctx context.Context) (bool, error) {
 	if now.Sub(f.leasedAt) < f.opts.Lease/3 {
 		return true, nil
 	}
+	return f.lease(ctx, now)
+}
+
+// lease takes or extends the lease "follow:NETWORK" from now on.
+func (f *Follower) lease(ctx context.Context, now time.Time) (bool, error) {
 	held, err := f.store.AcquireLease(ctx, "follow:"+string(f.node.Name()), f.holder, now, now.Add(f.opts.Lease))
 	if held {
 		f.leasedAt = now
@@ -229,16 +232,14 @@ func (f *Follower) checkChain(ctx context.Context) error {
 	if f.checked {
 		return nil
 	}
-	all, err := f.store.ChainStatuses(ctx)
+	s, ok, err := chainStatus(ctx, f.store, f.node.Name())
 	if err != nil {
 		return err
 	}
-	for _, s := range all {
-		if s.Network == f.node.Name() && s.Chain != "" && s.Chain != f.node.Chain() {
-			return payd.Errorf(payd.ErrConflict, "the %s node follows %s, but this database followed %s: "+
-				"point --chain %s at a node of %s, or use another database", s.Network, f.node.Chain(), s.Chain,
-				s.Network, s.Chain)
-		}
+	if ok && s.Chain != "" && s.Chain != f.node.Chain() {
+		return payd.Errorf(payd.ErrConflict, "the %s node follows %s, but this database followed %s: "+
+			"point --chain %s at a node of %s, or use another database", s.Network, f.node.Chain(), s.Chain,
+			s.Network, s.Chain)
 	}
 	f.checked = true
 	return nil
