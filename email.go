@@ -231,4 +231,7 @@ type EmailStore interface {
 	// whatever their status: the development listing shows an email as
 	// soon as it is committed, before the outbox has kept it.
 	ListEmails(ctx context.Context, to string, limit int) ([]*Email, error)
+	// CountEmails counts the emails of the given kinds to the address
+	// (any case) created at or after since: the quotas of spec 8.3.
+	CountEmails(ctx context.Context, to string, kinds []string, since time.Time) (int, error)
 }

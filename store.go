@@ -27,6 +27,7 @@ type Queries interface {
 	ChainStore
 	ChallengeTokenStore
 	EmailStore
+	AccountStore
 }
 
 // Store is payd's database.

@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Chain", testChain},
 		{"ChallengeToken", testChallengeToken},
 		{"Email", testEmail},
+		{"Account", testAccount},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.run(t, &bundle{open: open}) })

@@ -1,0 +1,417 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+
+	"payd"
+)
+
+// The accounts' tables (migration 20, docs/accounts.md).
+
+const userColumns = `id, email, name, password_hash, password_disabled, reset_hold_until, totp_secret,
+	totp_enabled_at, totp_last_step, recovery_codes, version, created_at, updated_at`
+
+func scanUser(row rowScanner) (*payd.User, error) {
+	var u payd.User
+	var hold, enabled sql.NullInt64
+	var codes string
+	var created, updated int64
+	if err := row.Scan(&u.ID, &u.Email, &u.Name, &u.PasswordHash, &u.PasswordDisabled, &hold, &u.TOTPSecret,
+		&enabled, &u.TOTPLastStep, &codes, &u.Version, &created, &updated); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(codes), &u.RecoveryCodes); err != nil {
+		return nil, err
+	}
+	u.ResetHoldUntil, u.TOTPEnabledAt = fromNullMicros(hold), fromNullMicros(enabled)
+	u.CreatedAt, u.UpdatedAt = fromMicros(created), fromMicros(updated)
+	return &u, nil
+}
+
+// recoveryJSON stores the recovery code hashes as a JSON array ("[]" for none).
+func recoveryJSON(codes []string) string {
+	if codes == nil {
+		codes = []string{}
+	}
+	b, _ := json.Marshal(codes)
+	return string(b)
+}
+
+// emailTaken turns the unique violation on users.email_key into email_taken.
+func emailTaken(err error) error {
+	if err != nil && isUniqueViolation(err) {
+		return payd.Errorf(payd.ErrEmailTaken, "this email belongs to another account")
+	}
+	return err
+}
+
+// CreateUser stores a new user; email_taken when the address is taken.
+func (q *queries) CreateUser(ctx context.Context, u *payd.User) (err error) {
+	defer fail(&err, "user", "store.CreateUser(%s)", u.ID)
+	_, err = q.ex.ExecContext(ctx, `INSERT INTO users (`+userColumns+`, email_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+		u.ID, u.Email, u.Name, u.PasswordHash, u.PasswordDisabled, nullMicros(u.ResetHoldUntil), u.TOTPSecret,
+		nullMicros(u.TOTPEnabledAt), u.TOTPLastStep, recoveryJSON(u.RecoveryCodes), u.Version,
+		micros(u.CreatedAt), micros(u.UpdatedAt), payd.EmailKey(u.Email))
+	return emailTaken(err)
+}
+
+// UserByID returns the user; not_found otherwise.
+func (q *queries) UserByID(ctx context.Context, id string) (_ *payd.User, err error) {
+	defer fail(&err, "user", "store.UserByID(%s)", id)
+	return scanUser(q.ex.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+}
+
+// UserByEmail returns the user with the address in any case; not_found otherwise.
+func (q *queries) UserByEmail(ctx context.Context, email string) (_ *payd.User, err error) {
+	defer fail(&err, "user", "store.UserByEmail")
+	return scanUser(q.ex.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE email_key = $1`,
+		payd.EmailKey(email)))
+}
+
+// SaveUser writes u at its version.
+func (q *queries) SaveUser(ctx context.Context, u *payd.User) (err error) {
+	defer fail(&err, "user", "store.SaveUser(%s)", u.ID)
+	err = affected(q.ex.ExecContext(ctx, `UPDATE users SET email = $3, email_key = $4, name = $5,
+			password_hash = $6, password_disabled = $7, reset_hold_until = $8, totp_secret = $9,
+			totp_enabled_at = $10, totp_last_step = $11, recovery_codes = $12, updated_at = $13,
+			version = version + 1
+		WHERE id = $1 AND version = $2`, u.ID, u.Version, u.Email, payd.EmailKey(u.Email), u.Name,
+		u.PasswordHash, u.PasswordDisabled, nullMicros(u.ResetHoldUntil), u.TOTPSecret,
+		nullMicros(u.TOTPEnabledAt), u.TOTPLastStep, recoveryJSON(u.RecoveryCodes), micros(u.UpdatedAt)))
+	if err == sql.ErrNoRows {
+		if _, err := q.UserByID(ctx, u.ID); err != nil {
+			return err
+		}
+		return payd.Errorf(payd.ErrConflict, "user %s was changed meanwhile; retry", u.ID)
+	}
+	if err != nil {
+		return emailTaken(err)
+	}
+	u.Version++
+	return nil
+}
+
+const signupColumns = `id, email, name, password_hash, browser_hash, code_hash, code_sent_at, codes_sent,
+	tries, status, version, created_at, expires_at`
+
+func scanSignup(row rowScanner) (*payd.Signup, error) {
+	var s payd.Signup
+	var status string
+	var sent, created, expires int64
+	if err := row.Scan(&s.ID, &s.Email, &s.Name, &s.PasswordHash, &s.BrowserHash, &s.CodeHash, &sent,
+		&s.CodesSent, &s.Tries, &status, &s.Version, &created, &expires); err != nil {
+		return nil, err
+	}
+	s.Status = payd.SignupStatus(status)
+	s.CodeSentAt, s.CreatedAt, s.ExpiresAt = fromMicros(sent), fromMicros(created), fromMicros(expires)
+	return &s, nil
+}
+
+// CreateSignup stores a sign-up, replacing the address's pending ones.
+func (q *queries) CreateSignup(ctx context.Context, s *payd.Signup) (err error) {
+	defer fail(&err, "sign-up", "store.CreateSignup(%s)", s.ID)
+	key := payd.EmailKey(s.Email)
+	if _, err = q.ex.ExecContext(ctx, `UPDATE signups SET status = $2, version = version + 1
+		WHERE email_key = $1 AND status = $3`, key, string(payd.SignupReplaced), string(payd.SignupPending)); err != nil {
+		return err
+	}
+	_, err = q.ex.ExecContext(ctx, `INSERT INTO signups (`+signupColumns+`, email_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+		s.ID, s.Email, s.Name, s.PasswordHash, s.BrowserHash, s.CodeHash, micros(s.CodeSentAt), s.CodesSent,
+		s.Tries, string(s.Status), s.Version, micros(s.CreatedAt), micros(s.ExpiresAt), key)
+	return err
+}
+
+// PendingSignup returns the address's newest pending sign-up; not_found otherwise.
+func (q *queries) PendingSignup(ctx context.Context, email string) (_ *payd.Signup, err error) {
+	defer fail(&err, "sign-up", "store.PendingSignup")
+	return scanSignup(q.ex.QueryRowContext(ctx, `SELECT `+signupColumns+` FROM signups
+		WHERE email_key = $1 AND status = $2 ORDER BY created_at DESC, id DESC LIMIT 1`,
+		payd.EmailKey(email), string(payd.SignupPending)))
+}
+
+// SaveSignup writes s at its version; conflict otherwise.
+func (q *queries) SaveSignup(ctx context.Context, s *payd.Signup) (err error) {
+	defer fail(&err, "sign-up", "store.SaveSignup(%s)", s.ID)
+	err = affected(q.ex.ExecContext(ctx, `UPDATE signups SET code_hash = $3, code_sent_at = $4,
+			codes_sent = $5, tries = $6, status = $7, version = version + 1
+		WHERE id = $1 AND version = $2`, s.ID, s.Version, s.CodeHash, micros(s.CodeSentAt), s.CodesSent,
+		s.Tries, string(s.Status)))
+	if err == sql.ErrNoRows {
+		return payd.Errorf(payd.ErrConflict, "sign-up %s was changed meanwhile; retry", s.ID)
+	}
+	if err == nil {
+		s.Version++
+	}
+	return err
+}
+
+const sessionColumns = `id, token_hash, user_id, business_id, method, user_agent, ip, proof_at,
+	totp_setup_secret, totp_setup_at, created_at, last_seen_at, expires_at`
+
+func scanSession(row rowScanner) (*payd.Session, error) {
+	var s payd.Session
+	var proof, setup sql.NullInt64
+	var created, seen, expires int64
+	if err := row.Scan(&s.ID, &s.TokenHash, &s.UserID, &s.BusinessID, &s.Method, &s.UserAgent, &s.IP, &proof,
+		&s.TOTPSetupSecret, &setup, &created, &seen, &expires); err != nil {
+		return nil, err
+	}
+	s.ProofAt, s.TOTPSetupAt = fromNullMicros(proof), fromNullMicros(setup)
+	s.CreatedAt, s.LastSeenAt, s.ExpiresAt = fromMicros(created), fromMicros(seen), fromMicros(expires)
+	return &s, nil
+}
+
+// CreateSession stores a session.
+func (q *queries) CreateSession(ctx context.Context, s *payd.Session) (err error) {
+	defer fail(&err, "session", "store.CreateSession(%s)", s.ID)
+	_, err = q.ex.ExecContext(ctx, `INSERT INTO sessions (`+sessionColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		s.ID, s.TokenHash, s.UserID, s.BusinessID, s.Method, s.UserAgent, s.IP, nullMicros(s.ProofAt),
+		s.TOTPSetupSecret, nullMicros(s.TOTPSetupAt), micros(s.CreatedAt), micros(s.LastSeenAt), micros(s.ExpiresAt))
+	return err
+}
+
+// SessionByToken returns the session with this token hash; not_found otherwise.
+func (q *queries) SessionByToken(ctx context.Context, hash string) (_ *payd.Session, err error) {
+	defer fail(&err, "session", "store.SessionByToken")
+	return scanSession(q.ex.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE token_hash = $1`, hash))
+}
+
+// SessionsByUser lists the user's sessions, newest first.
+func (q *queries) SessionsByUser(ctx context.Context, userID string) (_ []*payd.Session, err error) {
+	defer fail(&err, "session", "store.SessionsByUser(%s)", userID)
+	return queryAll(ctx, q.ex, scanSession, `SELECT `+sessionColumns+` FROM sessions WHERE user_id = $1
+		ORDER BY created_at DESC, id DESC`, userID)
+}
+
+// SaveSession writes the session's changeable fields.
+func (q *queries) SaveSession(ctx context.Context, s *payd.Session) (err error) {
+	defer fail(&err, "session", "store.SaveSession(%s)", s.ID)
+	return affected(q.ex.ExecContext(ctx, `UPDATE sessions SET business_id = $2, proof_at = $3,
+			totp_setup_secret = $4, totp_setup_at = $5, last_seen_at = $6
+		WHERE id = $1`, s.ID, s.BusinessID, nullMicros(s.ProofAt), s.TOTPSetupSecret, nullMicros(s.TOTPSetupAt),
+		micros(s.LastSeenAt)))
+}
+
+// DeleteSession ends one of the user's sessions; not_found otherwise.
+func (q *queries) DeleteSession(ctx context.Context, userID, id string) (err error) {
+	defer fail(&err, "session", "store.DeleteSession(%s)", id)
+	return affected(q.ex.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1 AND id = $2`, userID, id))
+}
+
+// DeleteSessions ends the user's sessions but keep.
+func (q *queries) DeleteSessions(ctx context.Context, userID, keep string) (_ int, err error) {
+	defer fail(&err, "session", "store.DeleteSessions(%s)", userID)
+	return count(q.ex.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = $1 AND id <> $2`, userID, keep))
+}
+
+func scanMember(row rowScanner) (*payd.Membership, error) {
+	var m payd.Membership
+	var role string
+	var created int64
+	if err := row.Scan(&m.BusinessID, &m.UserID, &role, &created); err != nil {
+		return nil, err
+	}
+	m.Role, m.CreatedAt = payd.MemberRole(role), fromMicros(created)
+	return &m, nil
+}
+
+// AddMember adds a user to a business; conflict when already a member.
+func (q *queries) AddMember(ctx context.Context, m *payd.Membership) (err error) {
+	defer fail(&err, "membership", "store.AddMember(%s, %s)", m.BusinessID, m.UserID)
+	_, err = q.ex.ExecContext(ctx, `INSERT INTO memberships (business_id, user_id, role, created_at)
+		VALUES ($1, $2, $3, $4)`, m.BusinessID, m.UserID, string(m.Role), micros(m.CreatedAt))
+	return err
+}
+
+// Member returns the user's membership of the business; not_found otherwise.
+func (q *queries) Member(ctx context.Context, businessID, userID string) (_ *payd.Membership, err error) {
+	defer fail(&err, "membership", "store.Member(%s, %s)", businessID, userID)
+	return scanMember(q.ex.QueryRowContext(ctx, `SELECT business_id, user_id, role, created_at FROM memberships
+		WHERE business_id = $1 AND user_id = $2`, businessID, userID))
+}
+
+// MembershipsByUser lists the user's memberships, oldest first.
+func (q *queries) MembershipsByUser(ctx context.Context, userID string) (_ []*payd.Membership, err error) {
+	defer fail(&err, "membership", "store.MembershipsByUser(%s)", userID)
+	return queryAll(ctx, q.ex, scanMember, `SELECT business_id, user_id, role, created_at FROM memberships
+		WHERE user_id = $1 ORDER BY created_at, business_id`, userID)
+}
+
+// Attempt returns the subject's failure count, zero when none.
+func (q *queries) Attempt(ctx context.Context, subject string) (_ *payd.Attempt, err error) {
+	defer fail(&err, "attempt", "store.Attempt")
+	a := payd.Attempt{Subject: subject}
+	var locked sql.NullInt64
+	err = q.ex.QueryRowContext(ctx, `SELECT failures, locked_until FROM attempts WHERE subject = $1`, subject).
+		Scan(&a.Failures, &locked)
+	if err == sql.ErrNoRows {
+		return &a, nil
+	}
+	a.LockedUntil = fromNullMicros(locked)
+	return &a, err
+}
+
+// AddFailure counts a failure in one statement and returns the new count.
+// A row kept past keepUntil starts again from one.
+func (q *queries) AddFailure(ctx context.Context, subject string, now, keepUntil time.Time) (n int, err error) {
+	defer fail(&err, "attempt", "store.AddFailure")
+	err = q.ex.QueryRowContext(ctx, `INSERT INTO attempts (subject, failures, locked_until, keep_until)
+		VALUES ($1, 1, NULL, $3)
+		ON CONFLICT (subject) DO UPDATE SET
+			failures = CASE WHEN attempts.keep_until <= $2 THEN 1 ELSE attempts.failures + 1 END,
+			locked_until = CASE WHEN attempts.keep_until <= $2 THEN NULL ELSE attempts.locked_until END,
+			keep_until = $3
+		RETURNING failures`, subject, micros(now), micros(keepUntil)).Scan(&n)
+	return n, err
+}
+
+// LockAttempt locks the subject until until.
+func (q *queries) LockAttempt(ctx context.Context, subject string, until time.Time) (err error) {
+	defer fail(&err, "attempt", "store.LockAttempt")
+	_, err = q.ex.ExecContext(ctx, `UPDATE attempts SET locked_until = $2,
+			keep_until = CASE WHEN keep_until < $2 THEN $2 ELSE keep_until END
+		WHERE subject = $1`, subject, micros(until))
+	return err
+}
+
+// ClearAttempts forgets the subject's count.
+func (q *queries) ClearAttempts(ctx context.Context, subject string) (err error) {
+	defer fail(&err, "attempt", "store.ClearAttempts")
+	_, err = q.ex.ExecContext(ctx, `DELETE FROM attempts WHERE subject = $1`, subject)
+	return err
+}
+
+// CountEmails counts the emails of the given kinds to the address since then.
+func (q *queries) CountEmails(ctx context.Context, to string, kinds []string, since time.Time) (n int, err error) {
+	defer fail(&err, "email", "store.CountEmails")
+	b, _ := json.Marshal(kinds)
+	var query string
+	if q.dialect == "postgres" {
+		query = `SELECT count(*) FROM emails WHERE recipient_key = $1 AND created_at >= $2
+			AND kind IN (SELECT jsonb_array_elements_text($3::jsonb))`
+	} else {
+		query = `SELECT count(*) FROM emails WHERE recipient_key = $1 AND created_at >= $2
+			AND kind IN (SELECT value FROM json_each($3))`
+	}
+	err = q.ex.QueryRowContext(ctx, query, payd.EmailKey(to), micros(since), string(b)).Scan(&n)
+	return n, err
+}
+
+// CreateUser: see payd.AccountStore.
+func (db *DB) CreateUser(ctx context.Context, u *payd.User) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.CreateUser(ctx, u) })
+}
+
+// UserByID: see payd.AccountStore.
+func (db *DB) UserByID(ctx context.Context, id string) (*payd.User, error) {
+	return db.reader(ctx).UserByID(ctx, id)
+}
+
+// UserByEmail: see payd.AccountStore.
+func (db *DB) UserByEmail(ctx context.Context, email string) (*payd.User, error) {
+	return db.reader(ctx).UserByEmail(ctx, email)
+}
+
+// SaveUser: see payd.AccountStore.
+func (db *DB) SaveUser(ctx context.Context, u *payd.User) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.SaveUser(ctx, u) })
+}
+
+// CreateSignup: see payd.AccountStore.
+func (db *DB) CreateSignup(ctx context.Context, s *payd.Signup) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.CreateSignup(ctx, s) })
+}
+
+// PendingSignup: see payd.AccountStore.
+func (db *DB) PendingSignup(ctx context.Context, email string) (*payd.Signup, error) {
+	return db.reader(ctx).PendingSignup(ctx, email)
+}
+
+// SaveSignup: see payd.AccountStore.
+func (db *DB) SaveSignup(ctx context.Context, s *payd.Signup) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.SaveSignup(ctx, s) })
+}
+
+// CreateSession: see payd.AccountStore.
+func (db *DB) CreateSession(ctx context.Context, s *payd.Session) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.CreateSession(ctx, s) })
+}
+
+// SessionByToken: see payd.AccountStore.
+func (db *DB) SessionByToken(ctx context.Context, hash string) (*payd.Session, error) {
+	return db.reader(ctx).SessionByToken(ctx, hash)
+}
+
+// SessionsByUser: see payd.AccountStore.
+func (db *DB) SessionsByUser(ctx context.Context, userID string) ([]*payd.Session, error) {
+	return db.reader(ctx).SessionsByUser(ctx, userID)
+}
+
+// SaveSession: see payd.AccountStore.
+func (db *DB) SaveSession(ctx context.Context, s *payd.Session) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.SaveSession(ctx, s) })
+}
+
+// DeleteSession: see payd.AccountStore.
+func (db *DB) DeleteSession(ctx context.Context, userID, id string) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.DeleteSession(ctx, userID, id) })
+}
+
+// DeleteSessions: see payd.AccountStore.
+func (db *DB) DeleteSessions(ctx context.Context, userID, keep string) (v int, err error) {
+	err = db.write(ctx, func(ctx context.Context, q *queries) error {
+		v, err = q.DeleteSessions(ctx, userID, keep)
+		return err
+	})
+	return v, err
+}
+
+// AddMember: see payd.AccountStore.
+func (db *DB) AddMember(ctx context.Context, m *payd.Membership) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.AddMember(ctx, m) })
+}
+
+// Member: see payd.AccountStore.
+func (db *DB) Member(ctx context.Context, businessID, userID string) (*payd.Membership, error) {
+	return db.reader(ctx).Member(ctx, businessID, userID)
+}
+
+// MembershipsByUser: see payd.AccountStore.
+func (db *DB) MembershipsByUser(ctx context.Context, userID string) ([]*payd.Membership, error) {
+	return db.reader(ctx).MembershipsByUser(ctx, userID)
+}
+
+// Attempt: see payd.AccountStore.
+func (db *DB) Attempt(ctx context.Context, subject string) (*payd.Attempt, error) {
+	return db.reader(ctx).Attempt(ctx, subject)
+}
+
+// AddFailure: see payd.AccountStore.
+func (db *DB) AddFailure(ctx context.Context, subject string, now, keepUntil time.Time) (v int, err error) {
+	err = db.write(ctx, func(ctx context.Context, q *queries) error {
+		v, err = q.AddFailure(ctx, subject, now, keepUntil)
+		return err
+	})
+	return v, err
+}
+
+// LockAttempt: see payd.AccountStore.
+func (db *DB) LockAttempt(ctx context.Context, subject string, until time.Time) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.LockAttempt(ctx, subject, until) })
+}
+
+// ClearAttempts: see payd.AccountStore.
+func (db *DB) ClearAttempts(ctx context.Context, subject string) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.ClearAttempts(ctx, subject) })
+}
+
+// CountEmails: see payd.AccountStore.
+func (db *DB) CountEmails(ctx context.Context, to string, kinds []string, since time.Time) (int, error) {
+	return db.reader(ctx).CountEmails(ctx, to, kinds, since)
+}
