@@ -395,6 +395,11 @@ type AccountStore interface {
 	// MembershipsByUser lists the businesses a user belongs to, oldest first.
 	MembershipsByUser(ctx context.Context, userID string) ([]*Membership, error)
 
+	// RememberDevice records that the browser whose cookie token hashes
+	// to deviceHash signed in to the user's account; KnownDevice asks.
+	RememberDevice(ctx context.Context, userID, deviceHash string, now time.Time) error
+	KnownDevice(ctx context.Context, userID, deviceHash string) (bool, error)
+
 	// Attempt returns the subject's count (zero when none).
 	Attempt(ctx context.Context, subject string) (*Attempt, error)
 	// AddFailure counts one failure of the subject in one statement and
@@ -405,4 +410,54 @@ type AccountStore interface {
 	LockAttempt(ctx context.Context, subject string, until time.Time) error
 	// ClearAttempts forgets the subject's count.
 	ClearAttempts(ctx context.Context, subject string) error
+}
+
+// PasswordHasher hashes and verifies passwords (package password, with its
+// bound on concurrent hashes).
+type PasswordHasher interface {
+	// Normalize is the form a password is checked and hashed in (NFKC).
+	Normalize(password string) string
+	// Hash returns the PHC string of a normalised password.
+	Hash(ctx context.Context, password string) (string, error)
+	// Verify compares a password with a PHC string; rehash says the
+	// parameters are out of date.
+	Verify(ctx context.Context, password, encoded string) (ok, rehash bool, err error)
+	// VerifyNone does the work of a Verify that fails, for an unknown
+	// email or an account without a password, so both take the same time.
+	VerifyNone(ctx context.Context) error
+}
+
+// BreachChecker says how often a password appears in known breaches
+// (Have I Been Pwned's range API, off by default).
+type BreachChecker interface {
+	Breached(ctx context.Context, password string) (int, error)
+}
+
+// The kinds of the account emails. The quota kinds count against the
+// per-address limits of spec 8.3.
+const (
+	EmailSignupCode      = "signup_code"
+	EmailAccountExists   = "account_exists"
+	EmailPasswordReset   = "password_reset"
+	EmailChangeCode      = "email_change_code"
+	EmailChangeAlert     = "email_change_alert"
+	EmailInvitation      = "invitation"
+	EmailsPerAddressHour = 5
+	EmailsPerAddressDay  = 20
+	ResetLinksPerHour    = 3
+	EmailChangesPerHour  = 3
+	AlertEmailsPerHour   = 3
+)
+
+// QuotaEmailKinds are the kinds counted by the per-address quotas.
+var QuotaEmailKinds = []string{EmailSignupCode, EmailAccountExists, EmailPasswordReset, EmailChangeCode, EmailChangeAlert}
+
+// Letters writes the account emails (package mail's templates): each
+// returns a pending email for the outbox.
+type Letters interface {
+	// SignupCode carries the code that finishes a sign-up.
+	SignupCode(to, code string, now time.Time) (*Email, error)
+	// AccountExists answers a sign-up for an address that already has an
+	// account, so the sign-up form never tells whether one exists.
+	AccountExists(to, signInURL string, now time.Time) (*Email, error)
 }

@@ -19,6 +19,12 @@ func (s *Server) authenticate(r *http.Request, c *call, rt route) error {
 		if rt.access.public {
 			return nil
 		}
+		if token := cookie(r, sessionCookie); token != "" {
+			return s.authenticateSession(r, c, rt, token)
+		}
+		if rt.access.user {
+			return payd.Errorf(payd.ErrUnauthenticated, "sign in first: this route needs a dashboard session")
+		}
 		return payd.Errorf(payd.ErrUnauthenticated, "send a secret key as Authorization: Bearer <key>")
 	}
 	secret, err := bearer(values)

@@ -90,10 +90,15 @@ func appendEvents(ctx context.Context, q payd.Queries, groups ...[]*payd.Event) 
 	return q.AppendEvents(ctx, events)
 }
 
-// actorOf is who makes a request: the API key that signed it, or on the
-// public checkout routes the customer, named by the email they gave.
+// actorOf is who makes a request: the signed-in person, the API key that
+// signed it, or on the public checkout routes the customer, named by the
+// email they gave.
 func actorOf(ctx context.Context, email string) payd.Actor {
-	if c := callOf(ctx); c != nil && c.key != nil {
+	c := callOf(ctx)
+	if c != nil && c.user != nil {
+		return payd.Actor{Kind: payd.ActorUser, ID: c.user.ID, Name: c.user.Email}
+	}
+	if c != nil && c.key != nil {
 		return payd.Actor{Kind: payd.ActorAPIKey, ID: c.key.ID, Name: c.key.Name}
 	}
 	return payd.Actor{Kind: payd.ActorCustomer, Name: email}

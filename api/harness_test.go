@@ -20,10 +20,16 @@ import (
 
 	"payd"
 	"payd/chain/devnet"
+	"payd/challenge"
 	"payd/clock"
 	"payd/money"
+	"payd/password"
 	"payd/store"
 )
+
+// testHasher is the production password hasher, shared by the tests so
+// its bound on concurrent hashes holds across them.
+var testHasher = password.NewHasher(password.Config{})
 
 // bundle is one running API server on a loopback port with what a test
 // needs to drive it.
@@ -76,8 +82,10 @@ func setupWith(t testing.TB, db *store.DB, change func(*Options), extra ...route
 	if err != nil {
 		t.Fatal(err)
 	}
+	devChallenges := challenge.NewDev(db, clk)
 	o := Options{Store: db, Clock: clk, Log: log, Rates: fixedRates{testRates(clk.Now())},
-		Counter: counter, Dev: true, DevClock: clk, Devnet: dn, PublicURL: "http://payd.test", Networks: devnetNetworks(dn)}
+		Counter: counter, Dev: true, DevClock: clk, Devnet: dn, PublicURL: "http://payd.test", Networks: devnetNetworks(dn),
+		Passwords: testHasher, Challenger: devChallenges, DevChallenges: devChallenges, Letters: testLetters{}, Mail: true}
 	if change != nil {
 		change(&o)
 	}

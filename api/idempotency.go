@@ -158,6 +158,9 @@ func idemScope(r *http.Request, c *call) string {
 	if c.biz != nil {
 		return c.biz.ID
 	}
+	if c.user != nil {
+		return "user:" + c.user.ID
+	}
 	return "public:" + hashHex([]byte(r.URL.Path+"\n"+hashHex(c.body)))
 }
 

@@ -26,7 +26,13 @@ type call struct {
 	start time.Time
 	body  []byte
 	key   *payd.APIKey   // nil on public routes called without a key
-	biz   *payd.Business // the key's business
+	biz   *payd.Business // the key's business, or the one a session acts for
+	// session and user are the signed-in person of a cookie-signed
+	// request; role is their role in biz. key is then a stand-in holding
+	// the role's permissions, with no id.
+	session *payd.Session
+	user    *payd.User
+	role    payd.MemberRole
 	// claim is the Idempotency-Key this request holds, if any; stored
 	// says that writeTx has already stored the response with the change;
 	// deferred that no stored record was looked for before the handler
@@ -82,6 +88,9 @@ func (s *Server) wrap(rt route) http.Handler {
 
 // serve runs the checks in order, then the handler.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call, rt route) error {
+	if err := s.edge(r); err != nil {
+		return err
+	}
 	if err := s.limiter.allow(r.Context(), rt.limit, s.clientIP(r)); err != nil {
 		return err
 	}

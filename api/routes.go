@@ -23,6 +23,9 @@ type route struct {
 	pause string
 	// realMoney refuses test keys on a live business (spec 5.3).
 	realMoney bool
+	// stepUp marks a sensitive change: a session needs a proof younger
+	// than payd.ProofTTL (spec 5.7); API keys are never asked.
+	stepUp bool
 	// inTx says the handler changes nothing but through writeTx, which
 	// stores an idempotent response in the change's own transaction; on
 	// SQLite such a route's key is then looked up only when the change
@@ -36,8 +39,11 @@ type access struct {
 	public bool
 	// sessionOnly routes belong to the dashboard: API keys get session_required.
 	sessionOnly bool
-	area        payd.Area
-	level       payd.Access
+	// user routes need a signed-in person and no business (the account's
+	// own routes); API keys get session_required.
+	user  bool
+	area  payd.Area
+	level payd.Access
 }
 
 // idemMode is how a POST route treats Idempotency-Key (spec 4.8).
@@ -50,6 +56,10 @@ const (
 )
 
 var public = access{public: true}
+
+// signedIn is the access of a person's own routes (sessions, their
+// account, their businesses).
+var signedIn = access{sessionOnly: true, user: true}
 
 // Access rules of the customer and link routes.
 var (
@@ -75,7 +85,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/exchange-rates", h: s.getExchangeRates, access: public},
 		{method: "GET", path: "/openapi.json", h: s.getOpenAPI, access: public},
 		{method: "GET", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true}},
-		{method: "POST", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true}},
+		{method: "POST", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true}, stepUp: true},
 		{method: "POST", path: "/customers", h: s.createCustomer, access: customersWrite, inTx: true},
 		{method: "GET", path: "/customers", h: s.listCustomers, access: customersRead},
 		{method: "GET", path: "/customers/{id}", h: s.getCustomer, access: customersRead},
@@ -97,7 +107,7 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/checkout-settings", h: s.getCheckoutSettings, access: settingsRead},
 		{method: "PATCH", path: "/checkout-settings", h: s.patchCheckoutSettings, access: settingsWrite, realMoney: true},
 		// Attaching a wallet decides where payments go (spec 5.3).
-		{method: "POST", path: "/wallet", h: s.createWallet, access: walletWrite, realMoney: true, inTx: true},
+		{method: "POST", path: "/wallet", h: s.createWallet, access: walletWrite, realMoney: true, inTx: true, stepUp: true},
 		{method: "GET", path: "/wallet", h: s.getWallet, access: walletRead},
 		{method: "POST", path: "/payments/{id}/request-remainder", h: s.requestRemainder, access: paymentsWrite,
 			realMoney: true, idem: idemRequired, inTx: true},
@@ -111,16 +121,30 @@ func (s *Server) routeTable() []route {
 		{method: "GET", path: "/public/payments/{code}", h: s.getPublicPayment, access: public},
 		{method: "GET", path: "/public/links/{code}", h: s.getPublicLink, access: public},
 		{method: "GET", path: "/metrics", h: s.getMetrics, access: access{area: payd.AreaMetrics, level: payd.AccessRead}},
-		{method: "POST", path: "/webhooks", h: s.createWebhook, access: webhooksWrite, idem: idemIgnored},
+		{method: "POST", path: "/webhooks", h: s.createWebhook, access: webhooksWrite, idem: idemIgnored, stepUp: true},
 		{method: "GET", path: "/webhooks", h: s.listWebhooks, access: webhooksRead},
 		{method: "GET", path: "/webhooks/{id}", h: s.getWebhook, access: webhooksRead},
-		{method: "PATCH", path: "/webhooks/{id}", h: s.updateWebhook, access: webhooksWrite},
-		{method: "DELETE", path: "/webhooks/{id}", h: s.deleteWebhook, access: webhooksWrite},
-		{method: "POST", path: "/webhooks/{id}/rotate-secret", h: s.rotateWebhookSecret, access: webhooksWrite, idem: idemIgnored},
+		{method: "PATCH", path: "/webhooks/{id}", h: s.updateWebhook, access: webhooksWrite, stepUp: true},
+		{method: "DELETE", path: "/webhooks/{id}", h: s.deleteWebhook, access: webhooksWrite, stepUp: true},
+		{method: "POST", path: "/webhooks/{id}/rotate-secret", h: s.rotateWebhookSecret, access: webhooksWrite, idem: idemIgnored, stepUp: true},
 		{method: "POST", path: "/webhooks/{id}/test", h: s.testWebhook, access: webhooksWrite},
 		{method: "GET", path: "/webhook-deliveries", h: s.listDeliveries, access: webhooksRead},
 		{method: "GET", path: "/webhook-deliveries/{id}", h: s.getDelivery, access: webhooksRead},
 		{method: "POST", path: "/webhook-deliveries/{id}/resend", h: s.resendDelivery, access: webhooksWrite},
+		// Accounts and sessions (spec 5.5–5.8, 8.2). Answers that set
+		// cookies are never replayed: Idempotency-Key is ignored.
+		{method: "POST", path: "/accounts", h: s.createAccount, access: public, idem: idemIgnored, limit: "accounts", pause: "signups"},
+		{method: "POST", path: "/accounts/verify", h: s.verifyAccount, access: public, idem: idemIgnored, limit: "accounts_verify", pause: "signups"},
+		{method: "POST", path: "/accounts/verify/resend", h: s.resendAccountCode, access: public, idem: idemIgnored, limit: "accounts_verify", pause: "signups"},
+		{method: "POST", path: "/sessions", h: s.createSession, access: public, idem: idemIgnored, limit: "sessions"},
+		{method: "GET", path: "/sessions", h: s.listSessions, access: signedIn},
+		{method: "GET", path: "/sessions/current", h: s.getCurrentSession, access: signedIn},
+		{method: "DELETE", path: "/sessions/current", h: s.signOut, access: signedIn},
+		{method: "DELETE", path: "/sessions/{id}", h: s.deleteSession, access: signedIn},
+		{method: "POST", path: "/sessions/current/step-up", h: s.stepUp, access: signedIn, idem: idemIgnored, limit: "proofs"},
+		{method: "GET", path: "/me", h: s.getMe, access: signedIn},
+		{method: "POST", path: "/businesses", h: s.createBusiness, access: signedIn},
+		{method: "GET", path: "/businesses", h: s.listBusinesses, access: signedIn},
 	}
 	if s.opts.Dev {
 		rs = append(rs,
@@ -129,6 +153,8 @@ func (s *Server) routeTable() []route {
 			route{method: "POST", path: "/devnet/blocks", h: s.createDevnetBlocks, access: public},
 			route{method: "POST", path: "/devnet/reorg", h: s.reorgDevnet, access: public},
 			route{method: "GET", path: "/devnet/transactions/{network}/{hash}", h: s.getDevnetTransaction, access: public},
+			route{method: "GET", path: "/devnet/emails", h: s.listDevEmails, access: public},
+			route{method: "POST", path: "/devnet/challenges", h: s.createDevChallenge, access: public, idem: idemIgnored},
 		)
 	}
 	return rs

@@ -59,6 +59,28 @@ type Options struct {
 	// Deliveries makes the manual webhook attempts (test sends, resends);
 	// without it those routes answer temporarily_unavailable.
 	Deliveries payd.DeliverySender
+	// EnforceHost answers edge_forbidden to a request whose Host is not
+	// PublicURL's (CONTRACT.md); payd serve sets it.
+	EnforceHost bool
+	// Passwords hashes and verifies passwords; Breaches, when set, is
+	// asked whether a new password appears in a breach (never blocking
+	// when it cannot answer).
+	Passwords payd.PasswordHasher
+	Breaches  payd.BreachChecker
+	// Challenger verifies the bot-check tokens of sign-up, sign-in and
+	// reset; DevChallenges issues the dev tokens of POST /devnet/challenges.
+	Challenger    payd.Challenger
+	DevChallenges ChallengeIssuer
+	// Letters writes the account emails; Mail says they can go out (a
+	// mail server is configured, or --dev keeps them): without it routes
+	// that must send one answer email_unavailable.
+	Letters payd.Letters
+	Mail    bool
+}
+
+// ChallengeIssuer issues dev bot-check tokens (challenge.Dev).
+type ChallengeIssuer interface {
+	Issue(ctx context.Context, form payd.ChallengeForm) (string, error)
 }
 
 // Server is the API's http.Handler.
@@ -82,6 +104,8 @@ type Server struct {
 	sharedClaims bool
 	memory       memoryClaims
 	routes       []route
+	// origin and publicHost are PublicURL's scheme://host and host.
+	origin, publicHost string
 }
 
 // New builds the server. It loads the cursor signing key, shared by every
@@ -116,6 +140,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		// serves an SQLite file.
 		sharedClaims: o.Store.Dialect() == "postgres",
 	}
+	s.origin, s.publicHost = originOf(o.PublicURL)
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mount(rt)

@@ -211,3 +211,7 @@ func (h *Hasher) acquire(ctx context.Context, weight int64) error {
 	}
 	return nil
 }
+
+// Normalize is the package's Normalize, so a Hasher is a
+// payd.PasswordHasher.
+func (h *Hasher) Normalize(password string) string { return Normalize(password) }

@@ -243,6 +243,22 @@ func (q *queries) MembershipsByUser(ctx context.Context, userID string) (_ []*pa
 		WHERE user_id = $1 ORDER BY created_at, business_id`, userID)
 }
 
+// RememberDevice records a browser that signed in to the user's account.
+func (q *queries) RememberDevice(ctx context.Context, userID, deviceHash string, now time.Time) (err error) {
+	defer fail(&err, "device", "store.RememberDevice(%s)", userID)
+	_, err = q.ex.ExecContext(ctx, `INSERT INTO known_devices (user_id, device_hash, created_at) VALUES ($1, $2, $3)
+		ON CONFLICT (user_id, device_hash) DO NOTHING`, userID, deviceHash, micros(now))
+	return err
+}
+
+// KnownDevice reports whether the browser signed in to the user's account before.
+func (q *queries) KnownDevice(ctx context.Context, userID, deviceHash string) (ok bool, err error) {
+	defer fail(&err, "device", "store.KnownDevice(%s)", userID)
+	err = q.ex.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM known_devices WHERE user_id = $1 AND device_hash = $2)`,
+		userID, deviceHash).Scan(&ok)
+	return ok, err
+}
+
 // Attempt returns the subject's failure count, zero when none.
 func (q *queries) Attempt(ctx context.Context, subject string) (_ *payd.Attempt, err error) {
 	defer fail(&err, "attempt", "store.Attempt")
@@ -414,4 +430,14 @@ func (db *DB) ClearAttempts(ctx context.Context, subject string) error {
 // CountEmails: see payd.AccountStore.
 func (db *DB) CountEmails(ctx context.Context, to string, kinds []string, since time.Time) (int, error) {
 	return db.reader(ctx).CountEmails(ctx, to, kinds, since)
+}
+
+// RememberDevice: see payd.AccountStore.
+func (db *DB) RememberDevice(ctx context.Context, userID, deviceHash string, now time.Time) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.RememberDevice(ctx, userID, deviceHash, now) })
+}
+
+// KnownDevice: see payd.AccountStore.
+func (db *DB) KnownDevice(ctx context.Context, userID, deviceHash string) (bool, error) {
+	return db.reader(ctx).KnownDevice(ctx, userID, deviceHash)
 }

@@ -72,6 +72,15 @@ CREATE TABLE memberships (
 );
 CREATE INDEX memberships_user_id ON memberships (user_id, created_at);
 
+-- Browsers that have signed in to an account before (a cookie's token
+-- hash): they keep their own count of failed passwords (spec 8.3).
+CREATE TABLE known_devices (
+    user_id     TEXT   NOT NULL REFERENCES users (id),
+    device_hash TEXT   NOT NULL,
+    created_at  BIGINT NOT NULL,
+    PRIMARY KEY (user_id, device_hash)
+);
+
 -- Failure counts of spec 8.3, one row a subject (pw:EMAIL, pwdev:HASH,
 -- cur:SESSION, totp:USER, code:EMAIL:DAY).
 CREATE TABLE attempts (
@@ -85,6 +94,7 @@ CREATE INDEX attempts_keep_until ON attempts (keep_until);
 
 -- +goose Down
 DROP TABLE attempts;
+DROP TABLE known_devices;
 DROP TABLE memberships;
 DROP TABLE sessions;
 DROP TABLE signups;

@@ -108,6 +108,15 @@ func testAccount(t *testing.T, b *bundle) {
 		if len(ms) != 1 || ms[0].BusinessID != biz.ID {
 			t.Fatalf("MembershipsByUser = %+v", ms)
 		}
+		known, err := st.KnownDevice(ctx, u.ID, "dev1")
+		must(t, err)
+		must(t, st.RememberDevice(ctx, u.ID, "dev1", t0))
+		must(t, st.RememberDevice(ctx, u.ID, "dev1", t0)) // twice is fine
+		again, err := st.KnownDevice(ctx, u.ID, "dev1")
+		must(t, err)
+		if known || !again {
+			t.Fatalf("KnownDevice before/after = %v/%v", known, again)
+		}
 		_, err = st.Member(ctx, biz.ID, "usr_other")
 		wantCode(t, err, payd.ErrNotFound)
 	})

@@ -1,0 +1,298 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"payd"
+)
+
+// Sign-up (spec 5.8, 7.6, 8.3; CONTRACT.md; docs/accounts.md): POST
+// /accounts starts it and emails a 6-digit code, POST /accounts/verify
+// finishes it with the code and signs the new user in.
+
+// user is a person on the wire.
+type user struct {
+	ID          string `json:"id"`
+	Kind        string `json:"kind"`
+	Email       string `json:"email"`
+	Name        string `json:"name"`
+	HasPassword bool   `json:"has_password"`
+	TwoFactor   bool   `json:"two_factor"`
+	CreatedAt   Time   `json:"created_at"`
+}
+
+func toUser(u *payd.User) user {
+	return user{ID: u.ID, Kind: "user", Email: u.Email, Name: u.Name, HasPassword: u.PasswordHash != "",
+		TwoFactor: u.TwoFactor(), CreatedAt: Time(u.CreatedAt)}
+}
+
+// signupStarted is the answer to POST /accounts and its resend: the same
+// whether or not the address already has an account.
+type signupStarted struct {
+	Kind          string `json:"kind"`
+	Email         string `json:"email"`
+	CodeExpiresAt Time   `json:"code_expires_at"`
+	ExpiresAt     Time   `json:"expires_at"`
+}
+
+type signupRequest struct {
+	Email    string  `json:"email"`
+	Password *string `json:"password"`
+	Name     string  `json:"name"`
+}
+
+// createAccount starts a sign-up. An address that already has an account
+// gets an email saying so instead of a code, and the answer is the same,
+// so the form never tells whether an address is taken. A sign-up without
+// a password is a passkey sign-up, finished only in the browser that
+// started it.
+func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
+	if err := s.challenge(r, payd.ChallengeSignup); err != nil {
+		return err
+	}
+	var req signupRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if err := payd.CheckEmail("email", req.Email); err != nil {
+		return err
+	}
+	if err := payd.CheckText("name", req.Name, 200, false); err != nil {
+		return err
+	}
+	if err := s.mailable(); err != nil {
+		return err
+	}
+	hash := ""
+	if req.Password != nil {
+		var err error
+		if hash, err = s.newPassword(r.Context(), *req.Password, req.Email); err != nil {
+			return err
+		}
+	}
+	ctx := r.Context()
+	now := s.clock.Now()
+	browser := payd.RandomString(43)
+	code := payd.NewCode()
+	sg := &payd.Signup{ID: payd.NewID(payd.PrefixSignup), Email: req.Email, Name: req.Name, PasswordHash: hash,
+		BrowserHash: payd.SecretHash(browser), CodeHash: payd.SecretHash(code), CodeSentAt: now, CodesSent: 1,
+		Status: payd.SignupPending, CreatedAt: now, ExpiresAt: now.Add(payd.VerificationTTL)}
+	err := s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		_, err := q.UserByEmail(ctx, req.Email)
+		if err == nil {
+			return s.sendQuota(ctx, q, req.Email, func() (*payd.Email, error) {
+				return s.opts.Letters.AccountExists(req.Email, s.opts.PublicURL+"/dashboard/sign-in", now)
+			})
+		} else if !payd.IsNotFound(err) {
+			return err
+		}
+		if err := q.CreateSignup(ctx, sg); err != nil {
+			return err
+		}
+		return s.sendQuota(ctx, q, req.Email, func() (*payd.Email, error) {
+			return s.opts.Letters.SignupCode(req.Email, code, now)
+		})
+	})
+	if err != nil {
+		return err
+	}
+	s.setCookie(w, signupCookie, browser, int(payd.VerificationTTL.Seconds()))
+	writeJSON(w, http.StatusAccepted, single{signupStarted{Kind: "signup", Email: req.Email,
+		CodeExpiresAt: Time(now.Add(payd.CodeTTL)), ExpiresAt: Time(sg.ExpiresAt)}})
+	return nil
+}
+
+type verifyRequest struct {
+	Email    string  `json:"email"`
+	Code     string  `json:"code"`
+	Password *string `json:"password"`
+}
+
+// verifyAccount finishes a sign-up with its emailed code: 201 with the new
+// user and a session cookie.
+func (s *Server) verifyAccount(w http.ResponseWriter, r *http.Request) error {
+	var req verifyRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if err := payd.CheckEmail("email", req.Email); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	now := s.clock.Now()
+	daily := signupDaySubject(req.Email, now)
+	if a, err := s.store.Attempt(ctx, daily); err != nil {
+		return err
+	} else if a.Failures >= payd.SignupWrongPerDay {
+		return payd.TooManyAttempts(nextDay(now).Sub(now), "too many wrong codes for this address today; try again tomorrow")
+	}
+	sg, err := s.store.PendingSignup(ctx, req.Email)
+	if payd.IsNotFound(err) {
+		// No sign-up waits for this address: the code is wrong, as any
+		// guess would be, and counts against the address.
+		return s.wrongSignupCode(ctx, nil, daily, now)
+	} else if err != nil {
+		return err
+	}
+	if !now.Before(sg.ExpiresAt) {
+		return payd.Errorf(payd.ErrVerificationExpired, "this sign-up is older than a day; sign up again")
+	}
+	if sg.Tries >= payd.CodeTries {
+		return payd.TooManyAttempts(resendWait(sg, now), "too many wrong tries of this code; ask for a new code")
+	}
+	code, ok := payd.NormalizeCode(req.Code)
+	if !ok || !payd.SameSecret(payd.SecretHash(code), sg.CodeHash) {
+		return s.wrongSignupCode(ctx, sg, daily, now)
+	}
+	if !now.Before(sg.CodeSentAt.Add(payd.CodeTTL)) {
+		return &payd.Error{Code: payd.ErrCodeExpired, Field: "code", Message: "this code is older than 15 minutes; ask for a new code"}
+	}
+	if browser := cookie(r, signupCookie); browser == "" || !payd.SameSecret(payd.SecretHash(browser), sg.BrowserHash) {
+		if err := s.otherBrowser(ctx, sg, req.Password); err != nil {
+			return err
+		}
+	}
+	u, err := payd.NewUser(sg.Email, sg.Name, sg.PasswordHash, now)
+	if err != nil {
+		return err
+	}
+	var st *started
+	err = s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		done := *sg // a copy: fn may run again, and SaveSignup counts the version up
+		done.Status = payd.SignupDone
+		if err := q.SaveSignup(ctx, &done); err != nil {
+			return err
+		}
+		if err := q.CreateUser(ctx, u); err != nil {
+			return err
+		}
+		var err error
+		st, err = s.startSession(ctx, r, q, u, "signup")
+		return err
+	})
+	if payd.ErrorCode(err) == payd.ErrConflict {
+		return payd.Errorf(payd.ErrVerificationExpired, "this sign-up was finished or replaced meanwhile")
+	} else if err != nil {
+		return err
+	}
+	s.setSession(w, st)
+	s.setCookie(w, signupCookie, "", -1)
+	writeJSON(w, http.StatusCreated, single{toUser(u)})
+	return nil
+}
+
+// otherBrowser decides a sign-up finished in a browser other than the one
+// that started it: a password sign-up needs its password too, a passkey
+// sign-up cannot be finished there at all.
+func (s *Server) otherBrowser(ctx context.Context, sg *payd.Signup, password *string) error {
+	if sg.PasswordHash == "" {
+		return payd.Errorf(payd.ErrSignupBrowserRequired, "finish this passkey sign-up in the browser where it started")
+	}
+	if password == nil {
+		return &payd.Error{Code: payd.ErrPasswordRequired, Field: "password",
+			Message: "this sign-up was started in another browser; enter the password you chose too"}
+	}
+	ok, _, err := s.opts.Passwords.Verify(ctx, s.opts.Passwords.Normalize(*password), sg.PasswordHash)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return payd.InvalidCredentials()
+	}
+	return nil
+}
+
+// wrongSignupCode counts a wrong code against the sign-up (5 tries) and
+// the address's day (10), and answers invalid_code.
+func (s *Server) wrongSignupCode(ctx context.Context, sg *payd.Signup, daily string, now time.Time) error {
+	if _, err := s.store.AddFailure(ctx, daily, now, nextDay(now)); err != nil {
+		return err
+	}
+	if sg != nil {
+		sg.Tries++
+		if err := s.store.SaveSignup(ctx, sg); err != nil && payd.ErrorCode(err) != payd.ErrConflict {
+			return err
+		}
+	}
+	return payd.InvalidCode()
+}
+
+type resendRequest struct {
+	Email string `json:"email"`
+}
+
+// resendAccountCode sends a sign-up a new code: one minute after the last
+// at the soonest, at most 5 per sign-up, within the address's quota. An
+// address with no sign-up waiting gets the same answer and no email.
+func (s *Server) resendAccountCode(w http.ResponseWriter, r *http.Request) error {
+	var req resendRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if err := payd.CheckEmail("email", req.Email); err != nil {
+		return err
+	}
+	if err := s.mailable(); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	now := s.clock.Now()
+	sg, err := s.store.PendingSignup(ctx, req.Email)
+	if payd.IsNotFound(err) || err == nil && !now.Before(sg.ExpiresAt) {
+		writeJSON(w, http.StatusAccepted, single{signupStarted{Kind: "signup", Email: req.Email,
+			CodeExpiresAt: Time(now.Add(payd.CodeTTL)), ExpiresAt: Time(now.Add(payd.VerificationTTL))}})
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if wait := resendWait(sg, now); wait > 0 {
+		return payd.TooManyEmails(wait, "a code was sent less than a minute ago; wait before asking again")
+	}
+	if sg.CodesSent >= payd.CodesPerVerification {
+		return payd.TooManyEmails(sg.ExpiresAt.Sub(now), "this sign-up has been sent 5 codes already; sign up again tomorrow")
+	}
+	code := payd.NewCode()
+	sg.CodeHash, sg.CodeSentAt, sg.CodesSent, sg.Tries = payd.SecretHash(code), now, sg.CodesSent+1, 0
+	err = s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		if wait, err := s.emailQuota(ctx, q, req.Email, now); err != nil {
+			return err
+		} else if wait > 0 {
+			return payd.TooManyEmails(wait, "too many emails to this address; try again later")
+		}
+		next := *sg // a copy: fn may run again
+		if err := q.SaveSignup(ctx, &next); err != nil {
+			return err
+		}
+		e, err := s.opts.Letters.SignupCode(sg.Email, code, now)
+		if err != nil {
+			return err
+		}
+		return q.CreateEmail(ctx, e)
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, single{signupStarted{Kind: "signup", Email: sg.Email,
+		CodeExpiresAt: Time(now.Add(payd.CodeTTL)), ExpiresAt: Time(sg.ExpiresAt)}})
+	return nil
+}
+
+// resendWait is how long until the sign-up may be sent another code.
+func resendWait(sg *payd.Signup, now time.Time) time.Duration {
+	if d := sg.CodeSentAt.Add(payd.CodeResendAfter).Sub(now); d > 0 {
+		return d
+	}
+	return 0
+}
+
+// signupDaySubject counts an address's wrong sign-up codes of one UTC day.
+func signupDaySubject(email string, now time.Time) string {
+	return "signup:" + payd.EmailKey(email) + ":" + now.UTC().Format("2006-01-02")
+}
+
+// nextDay is the start of the UTC day after now's.
+func nextDay(now time.Time) time.Time {
+	return now.UTC().Truncate(24 * time.Hour).Add(24 * time.Hour)
+}

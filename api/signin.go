@@ -1,0 +1,258 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"payd"
+)
+
+// Sign-in, step-up and sessions (spec 5.5–5.7, 8.3; CONTRACT.md;
+// docs/accounts.md).
+
+// session is a signed-in browser on the wire.
+type session struct {
+	ID         string  `json:"id"`
+	Kind       string  `json:"kind"`
+	Current    bool    `json:"current"`
+	Method     string  `json:"method"`
+	UserAgent  string  `json:"user_agent"`
+	IP         string  `json:"ip"`
+	BusinessID *string `json:"business_id"`
+	// ProvenUntil is when the session's step-up proof lapses, null when it
+	// has none.
+	ProvenUntil *Time `json:"proven_until"`
+	CreatedAt   Time  `json:"created_at"`
+	LastSeenAt  Time  `json:"last_seen_at"`
+	ExpiresAt   Time  `json:"expires_at"`
+	// User is set on the answers of sign-in and GET /sessions/current.
+	User *user `json:"user,omitempty"`
+}
+
+func (s *Server) toSession(ses *payd.Session, current string, u *payd.User) session {
+	out := session{ID: ses.ID, Kind: "session", Current: ses.ID == current, Method: ses.Method,
+		UserAgent: ses.UserAgent, IP: ses.IP, CreatedAt: Time(ses.CreatedAt), LastSeenAt: Time(ses.LastSeenAt),
+		ExpiresAt: Time(minTime(ses.ExpiresAt, ses.LastSeenAt.Add(payd.SessionIdle)))}
+	if ses.BusinessID != "" {
+		out.BusinessID = &ses.BusinessID
+	}
+	if ses.Proven(s.clock.Now()) {
+		t := Time(ses.ProofAt.Add(payd.ProofTTL))
+		out.ProvenUntil = &t
+	}
+	if u != nil {
+		wu := toUser(u)
+		out.User = &wu
+	}
+	return out
+}
+
+type signinRequest struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// createSession signs in with email and password: 201 with the session
+// and its cookie. An unknown email, an account without a password and a
+// wrong password answer alike, after the same work.
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
+	if err := s.challenge(r, payd.ChallengeSignin); err != nil {
+		return err
+	}
+	var req signinRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	if err := payd.CheckEmail("email", req.Email); err != nil {
+		return err
+	}
+	if err := payd.CheckText("password", req.Password, 4*payd.MaxPasswordLength, false); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	u, err := s.store.UserByEmail(ctx, req.Email)
+	if payd.IsNotFound(err) {
+		u = nil
+	} else if err != nil {
+		return err
+	}
+	lock, err := s.passwordLockOf(ctx, r, req.Email, u)
+	if err != nil {
+		return err
+	}
+	a, err := s.checkLock(ctx, lock.subject)
+	if err != nil {
+		return err
+	}
+	if !lock.device && a.Failures >= payd.PasswordDisableAfter || u != nil && u.PasswordDisabled {
+		return passwordResetRequired()
+	}
+	ok, rehash, err := s.checkPassword(ctx, u, req.Password)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		n, err := s.fail(ctx, lock.subject, payd.PasswordLock)
+		if err != nil {
+			return err
+		}
+		if !lock.device && n >= payd.PasswordDisableAfter && u != nil {
+			if err := s.disablePassword(ctx, u.ID); err != nil {
+				return err
+			}
+		}
+		return payd.InvalidCredentials()
+	}
+	var st *started
+	err = s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		for _, sub := range []string{lock.subject, "pw:" + payd.EmailKey(u.Email)} {
+			if err := q.ClearAttempts(ctx, sub); err != nil {
+				return err
+			}
+		}
+		if rehash {
+			if err := s.rehash(ctx, q, u.ID, req.Password); err != nil {
+				return err
+			}
+		}
+		var err error
+		st, err = s.startSession(ctx, r, q, u, "password")
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	s.setSession(w, st)
+	writeJSON(w, http.StatusCreated, single{s.toSession(st.session, st.session.ID, u)})
+	return nil
+}
+
+// checkPassword verifies password against u's, or, for no user or one
+// without a password, does the same work and fails.
+func (s *Server) checkPassword(ctx context.Context, u *payd.User, password string) (ok, rehash bool, err error) {
+	if u == nil || u.PasswordHash == "" {
+		return false, false, s.opts.Passwords.VerifyNone(ctx)
+	}
+	return s.opts.Passwords.Verify(ctx, s.opts.Passwords.Normalize(password), u.PasswordHash)
+}
+
+// rehash stores the password again under the hasher's current parameters.
+func (s *Server) rehash(ctx context.Context, q payd.Queries, userID, password string) error {
+	u, err := q.UserByID(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if u.PasswordHash, err = s.opts.Passwords.Hash(ctx, s.opts.Passwords.Normalize(password)); err != nil {
+		return err
+	}
+	u.UpdatedAt = s.clock.Now()
+	return q.SaveUser(ctx, u)
+}
+
+// disablePassword stops the user's password working until it is reset.
+func (s *Server) disablePassword(ctx context.Context, userID string) error {
+	return s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		u, err := q.UserByID(ctx, userID)
+		if err != nil {
+			return err
+		}
+		u.PasswordDisabled, u.UpdatedAt = true, s.clock.Now()
+		return q.SaveUser(ctx, u)
+	})
+}
+
+func passwordResetRequired() error {
+	return payd.Errorf(payd.ErrPasswordResetRequired, "this password has been disabled; reset it with POST /password-resets")
+}
+
+type stepUpRequest struct {
+	Password string `json:"password"`
+}
+
+// stepUp gives the session a fresh proof (spec 5.7) for the password.
+func (s *Server) stepUp(w http.ResponseWriter, r *http.Request) error {
+	var req stepUpRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	c := callOf(r.Context())
+	if c.user.PasswordDisabled {
+		return passwordResetRequired()
+	}
+	if err := s.currentPassword(r.Context(), c, req.Password); err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	c.session.ProofAt = &now
+	if err := s.store.SaveSession(r.Context(), c.session); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, single{s.toSession(c.session, c.session.ID, c.user)})
+	return nil
+}
+
+// getCurrentSession answers the signed-in session with its user.
+func (s *Server) getCurrentSession(w http.ResponseWriter, r *http.Request) error {
+	c := callOf(r.Context())
+	writeJSON(w, http.StatusOK, single{s.toSession(c.session, c.session.ID, c.user)})
+	return nil
+}
+
+// listSessions lists the person's sessions, the current one marked.
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
+	c := callOf(r.Context())
+	all, err := s.store.SessionsByUser(r.Context(), c.user.ID)
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	out := objectList{Data: make([]any, 0, len(all))}
+	for _, ses := range all {
+		if ses.Live(now) {
+			out.Data = append(out.Data, s.toSession(ses, c.session.ID, nil))
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// deleteSession ends another of the person's sessions; the one in use
+// ends by DELETE /sessions/current (current_session).
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) error {
+	c := callOf(r.Context())
+	id := r.PathValue("id")
+	if id == c.session.ID {
+		return payd.Errorf(payd.ErrCurrentSession, "this is the session in use; sign out with DELETE /sessions/current")
+	}
+	if err := s.store.DeleteSession(r.Context(), c.user.ID, id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// signOut ends the session in use and deletes its cookie.
+func (s *Server) signOut(w http.ResponseWriter, r *http.Request) error {
+	c := callOf(r.Context())
+	if err := s.store.DeleteSession(r.Context(), c.user.ID, c.session.ID); err != nil && !payd.IsNotFound(err) {
+		return err
+	}
+	s.setCookie(w, sessionCookie, "", -1)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// minTime is the earlier of two times.
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// getMe answers the signed-in person.
+func (s *Server) getMe(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, single{toUser(callOf(r.Context()).user)})
+	return nil
+}
