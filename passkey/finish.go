@@ -3,6 +3,7 @@ package passkey
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -35,15 +36,6 @@ func (rp *RP) FinishRegistration(state *payd.WebAuthnChallenge, response []byte)
 	if err != nil {
 		return nil, failed("registration refused", err)
 	}
-	transports := make([]string, 0, len(cred.Transport))
-	for _, t := range cred.Transport {
-		if t != "" && !bytes.ContainsRune([]byte(t), ',') {
-			transports = append(transports, string(t))
-		}
-	}
-	if len(transports) == 0 {
-		transports = nil
-	}
 	return &payd.Passkey{
 		ID:             payd.NewID(payd.PrefixPasskey),
 		UserID:         state.UserID,
@@ -51,12 +43,28 @@ func (rp *RP) FinishRegistration(state *payd.WebAuthnChallenge, response []byte)
 		PublicKey:      cred.PublicKey,
 		AAGUID:         cred.Authenticator.AAGUID,
 		SignCount:      cred.Authenticator.SignCount,
-		Transports:     transports,
+		Transports:     knownTransports(cred.Transport),
 		BackupEligible: cred.Flags.BackupEligible,
 		BackupState:    cred.Flags.BackupState,
 		Name:           payd.DefaultPasskeyName,
 		CreatedAt:      rp.clock.Now(),
 	}, nil
+}
+
+// transports are the hints WebAuthn defines; a browser's other values are
+// dropped rather than stored.
+var transports = []protocol.AuthenticatorTransport{protocol.USB, protocol.NFC, protocol.BLE, protocol.SmartCard,
+	protocol.Hybrid, protocol.Internal}
+
+// knownTransports keeps the known hints of ts, each once, in their order.
+func knownTransports(ts []protocol.AuthenticatorTransport) []string {
+	var out []string
+	for _, t := range ts {
+		if slices.Contains(transports, t) && !slices.Contains(out, string(t)) {
+			out = append(out, string(t))
+		}
+	}
+	return out
 }
 
 // Lookup finds the passkey an assertion names by its credential id (the

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-webauthn/webauthn/protocol"
+
 	"payd"
 	"payd/clock"
 )
@@ -472,6 +474,16 @@ func TestLookupError(t *testing.T) {
 	_, err := b.rp.FinishLogin(state, b.auth.get(k, opts, 1), func(_, _ []byte) (*payd.Passkey, error) { return nil, boom })
 	if !errors.Is(err, boom) {
 		t.Fatalf("FinishLogin = %v, want the lookup's error", err)
+	}
+}
+
+func TestKnownTransports(t *testing.T) {
+	got := knownTransports([]protocol.AuthenticatorTransport{"usb", "carrier-pigeon", "internal", "usb", "", "a,b", "hybrid"})
+	if strings.Join(got, ",") != "usb,internal,hybrid" {
+		t.Fatalf("knownTransports = %q", got)
+	}
+	if knownTransports(nil) != nil {
+		t.Fatal("knownTransports(nil) is not nil")
 	}
 }
 
