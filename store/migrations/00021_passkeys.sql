@@ -2,8 +2,11 @@
 -- progress (docs/passkeys.md). Shared by SQLite and PostgreSQL; see 00001
 -- for the column conventions. Bytes are TEXT in the shared subset:
 -- credential ids and public keys as unpadded base64url, the AAGUID as hex.
--- user_id names a row of users (migration 20); the reference is left to
--- the accounts work, which owns that table.
+-- passkeys.user_id names a row of users (migration 20) but declares no
+-- REFERENCES: a passkey sign-up verifies its credential under the user id
+-- it reserved before the account's row exists, and the accounts code
+-- decides when each row is written. webauthn_challenges.user_id is '' for
+-- a discoverable sign-in.
 
 -- +goose Up
 CREATE TABLE passkeys (
