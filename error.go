@@ -95,6 +95,13 @@ const (
 	ErrReferralLocked         = "referral_locked"
 	ErrCrossSiteRequest       = "cross_site_request"
 	ErrEdgeForbidden          = "edge_forbidden"
+	// Passkeys (spec 7.6).
+	ErrPasskeyExists    = "passkey_exists"
+	ErrPasskeyLimit     = "passkey_limit"
+	ErrPasskeyFailed    = "passkey_failed"
+	ErrPasskeyUnknown   = "passkey_unknown"
+	ErrNoPasskeys       = "no_passkeys"
+	ErrLastSignInMethod = "last_sign_in_method"
 )
 
 // Error is payd's one error type: a stable code, a message for people and,

@@ -21,6 +21,7 @@ const (
 	PrefixDelivery = "dlv_"
 	PrefixEvent    = "evt_"
 	PrefixEmail    = "eml_"
+	PrefixPasskey  = "pky_"
 )
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

@@ -8,7 +8,7 @@ import (
 // idPrefixes lists every id prefix payd issues.
 var idPrefixes = []string{
 	PrefixBusiness, PrefixAPIKey, PrefixRequest, PrefixPayment, PrefixCustomer, PrefixLink,
-	PrefixCheckout, PrefixWallet, PrefixWebhook, PrefixDelivery, PrefixEvent,
+	PrefixCheckout, PrefixWallet, PrefixWebhook, PrefixDelivery, PrefixEvent, PrefixEmail, PrefixPasskey,
 }
 
 // TestNewIDShape checks that ids are their prefix and 24 base62 characters.

@@ -28,6 +28,8 @@ type Queries interface {
 	ChallengeTokenStore
 	EmailStore
 	AccountStore
+	PasskeyStore
+	WebAuthnChallengeStore
 }
 
 // Store is payd's database.

@@ -91,6 +91,12 @@ var statusByCode = map[string]int{
 	payd.ErrReferralLocked:          http.StatusConflict,
 	payd.ErrCrossSiteRequest:        http.StatusForbidden,
 	payd.ErrEdgeForbidden:           http.StatusForbidden,
+	payd.ErrPasskeyExists:           http.StatusConflict,
+	payd.ErrPasskeyLimit:            http.StatusConflict,
+	payd.ErrPasskeyFailed:           http.StatusBadRequest,
+	payd.ErrPasskeyUnknown:          http.StatusBadRequest,
+	payd.ErrNoPasskeys:              http.StatusConflict,
+	payd.ErrLastSignInMethod:        http.StatusConflict,
 }
 
 // errorBody is the envelope of every error response (spec 7).

@@ -49,6 +49,8 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"ChallengeToken", testChallengeToken},
 		{"Email", testEmail},
 		{"Account", testAccount},
+		{"Passkey", testPasskey},
+		{"WebAuthnChallenge", testWebAuthnChallenge},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.run(t, &bundle{open: open}) })
