@@ -15,18 +15,6 @@ import (
 	"payd/store/storetest"
 )
 
-// testLetters writes the account emails plainly, the code or link on a
-// line of its own.
-type testLetters struct{}
-
-func (testLetters) SignupCode(to, code string, now time.Time) (*payd.Email, error) {
-	return payd.NewEmail(to, "Your payd code", "Your code:\n"+code+"\n", "", payd.EmailSignupCode, now)
-}
-
-func (testLetters) AccountExists(to, link string, now time.Time) (*payd.Email, error) {
-	return payd.NewEmail(to, "You already have a payd account", "Sign in:\n"+link+"\n", "", payd.EmailAccountExists, now)
-}
-
 // browser is a person's browser against the test server: it keeps
 // cookies and sends the public URL's Origin on unsafe methods, as a
 // browser on the dashboard does.

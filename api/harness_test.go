@@ -22,6 +22,7 @@ import (
 	"payd/chain/devnet"
 	"payd/challenge"
 	"payd/clock"
+	"payd/mail"
 	"payd/money"
 	"payd/password"
 	"payd/store"
@@ -85,7 +86,7 @@ func setupWith(t testing.TB, db *store.DB, change func(*Options), extra ...route
 	devChallenges := challenge.NewDev(db, clk)
 	o := Options{Store: db, Clock: clk, Log: log, Rates: fixedRates{testRates(clk.Now())},
 		Counter: counter, Dev: true, DevClock: clk, Devnet: dn, PublicURL: "http://payd.test", Networks: devnetNetworks(dn),
-		Passwords: testHasher, Challenger: devChallenges, DevChallenges: devChallenges, Letters: testLetters{}, Mail: true}
+		Passwords: testHasher, Challenger: devChallenges, DevChallenges: devChallenges, Letters: mail.NewLetters(), Mail: true}
 	if change != nil {
 		change(&o)
 	}

@@ -26,13 +26,15 @@ import (
 // 16:35 UTC"). Their errors are invalid_request: a caller's bug, never the
 // recipient's.
 
-// Kinds of email, the payd.Email Kind of each function's email.
+// Kinds of email, the payd.Email Kind of each function's email; payd
+// names them, since its quotas count some (payd.QuotaEmailKinds).
 const (
-	KindSignupCode       = "signup_code"
-	KindPasswordReset    = "password_reset"
-	KindEmailChangeCode  = "email_change_code"
-	KindEmailChangeAlert = "email_change_alert"
-	KindInvitation       = "invitation"
+	KindSignupCode       = payd.EmailSignupCode
+	KindAccountExists    = payd.EmailAccountExists
+	KindPasswordReset    = payd.EmailPasswordReset
+	KindEmailChangeCode  = payd.EmailChangeCode
+	KindEmailChangeAlert = payd.EmailChangeAlert
+	KindInvitation       = payd.EmailInvitation
 )
 
 // ResetValidity is how long a password reset link works (issue 18): the
@@ -51,7 +53,7 @@ type bodies struct {
 
 // templates holds every kind's templates, parsed once; a template that
 // does not parse stops the program at start (and every test of mail).
-var templates = parseTemplates(KindSignupCode, KindPasswordReset, KindEmailChangeCode, KindEmailChangeAlert, KindInvitation)
+var templates = parseTemplates(KindSignupCode, KindAccountExists, KindPasswordReset, KindEmailChangeCode, KindEmailChangeAlert, KindInvitation)
 
 var funcs = map[string]any{"short": short}
 
@@ -95,6 +97,17 @@ func SignupCode(to, code string, now time.Time) (*payd.Email, error) {
 	d := emailData{Code: code}
 	d.valid(now, payd.CodeTTL)
 	return render(KindSignupCode, to, d, now)
+}
+
+// AccountExists answers a sign-up for an address that already has an
+// account: instead of a code, a link to sign in (and a reminder that a
+// forgotten password can be reset), so the sign-up form never tells
+// whether an address has an account.
+func AccountExists(to, signInLink string, now time.Time) (*payd.Email, error) {
+	if err := payd.CheckRedirectURL("link", signInLink, true); err != nil {
+		return nil, err
+	}
+	return render(KindAccountExists, to, emailData{Link: signInLink, Action: "Sign in"}, now)
 }
 
 // PasswordReset is the email with the link that resets a password, valid
@@ -230,4 +243,20 @@ func oneLine(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError
 	}), " ")
+}
+
+// Letters writes the account emails for the API (payd.Letters).
+type Letters struct{}
+
+// NewLetters returns the account emails' writer.
+func NewLetters() Letters { return Letters{} }
+
+// SignupCode: see the package function.
+func (Letters) SignupCode(to, code string, now time.Time) (*payd.Email, error) {
+	return SignupCode(to, code, now)
+}
+
+// AccountExists: see the package function.
+func (Letters) AccountExists(to, signInLink string, now time.Time) (*payd.Email, error) {
+	return AccountExists(to, signInLink, now)
 }

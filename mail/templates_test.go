@@ -30,6 +30,9 @@ func kinds() []rendered {
 	return []rendered{
 		{mail.KindSignupCode, func() (*payd.Email, error) { return mail.SignupCode("ada@example.com", "042917", now) },
 			"042917", []string{"15 minutes", "until 16:35 UTC"}},
+		{mail.KindAccountExists, func() (*payd.Email, error) {
+			return mail.AccountExists("ada@example.com", "https://pay.example.com/dashboard/sign-in", now)
+		}, "https://pay.example.com/dashboard/sign-in", []string{"already", "Forgot password"}},
 		{mail.KindPasswordReset, func() (*payd.Email, error) { return mail.PasswordReset("ada@example.com", reset, now) },
 			reset, []string{"1 hour", "until 17:20 UTC"}},
 		{mail.KindEmailChangeCode, func() (*payd.Email, error) { return mail.EmailChangeCode("new@example.com", "900001", now) },

@@ -59,6 +59,11 @@ type Config struct {
 	// (docs/email.md); MailFrom the address payd's emails come from.
 	SMTP     string
 	MailFrom string
+	// Challenge is the bot check of sign-up, sign-in and reset
+	// (docs/bot-check.md); Pwned the Pwned Passwords range API's base URL,
+	// empty for no breach check (docs/passwords.md).
+	Challenge string
+	Pwned     string
 }
 
 // listFlag is a repeatable flag; one value may also list several, comma
@@ -108,6 +113,8 @@ func (c *Config) addServeFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.NodeWait, "node-wait", 10*time.Second, "how long serve waits at start for each --chain node before it starts without it")
 	fs.StringVar(&c.SMTP, "smtp", "", "mail server: smtp://USER:PASS@HOST:PORT (STARTTLS when offered) or smtps://… (docs/email.md); with --dev emails are kept instead")
 	fs.StringVar(&c.MailFrom, "mail-from", "", "the address payd's emails come from, such as 'payd <no-reply@example.com>'")
+	fs.StringVar(&c.Challenge, "challenge", "", "bot check of sign-up, sign-in and reset: turnstile:SECRET, hcaptcha:SECRET or none (default: dev tokens with --dev, none otherwise; docs/bot-check.md)")
+	fs.StringVar(&c.Pwned, "pwned", "", "check new passwords against Have I Been Pwned's range API at this base URL, such as https://api.pwnedpasswords.com (off by default; docs/passwords.md)")
 	fs.DurationVar(&c.DropAfter, "drop-after", 10*time.Minute, "how long a waiting transaction may be unknown to its node before it counts as replaced or double-spent")
 }
 

@@ -104,9 +104,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer loopDB.Close()
 	deliverer := webhook.NewDeliverer(loopDB, webhook.NewSender(webhook.ClientOptions{AllowPrivate: cfg.Dev, Clock: clk}),
 		clk, log, webhook.DelivererOptions{})
-	srv, err := api.New(ctx, api.Options{Store: db, Clock: clk, Log: log, Rates: rates, Counter: counter,
+	opts := api.Options{Store: db, Clock: clk, Log: log, Rates: rates, Counter: counter,
 		Dev: cfg.Dev, DevClock: devClock, Devnet: devnetControl(dn), TrustedProxies: proxies, PublicURL: public,
-		Networks: nets, Confirmations: confs, Deliveries: deliverer})
+		Networks: nets, Confirmations: confs, Deliveries: deliverer}
+	if err := accountOptions(&opts, &cfg, db, clk, log, outbox != nil); err != nil {
+		return err
+	}
+	srv, err := api.New(ctx, opts)
 	if err != nil {
 		return err
 	}
