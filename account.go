@@ -104,14 +104,15 @@ func InvalidCode() *Error {
 	return &Error{Code: ErrInvalidCode, Field: "code", Message: "the code is wrong; check the latest email and try again"}
 }
 
-// TooManyAttempts is too_many_attempts, waiting wait.
+// TooManyAttempts is too_many_attempts, waiting wait (at least a second:
+// every 429 carries Retry-After, spec 8.3).
 func TooManyAttempts(wait time.Duration, msg string) *Error {
-	return &Error{Code: ErrTooManyAttempts, Message: msg, RetryAfter: wait}
+	return &Error{Code: ErrTooManyAttempts, Message: msg, RetryAfter: max(wait, time.Second)}
 }
 
-// TooManyEmails is too_many_emails, waiting wait.
+// TooManyEmails is too_many_emails, waiting wait (at least a second).
 func TooManyEmails(wait time.Duration, msg string) *Error {
-	return &Error{Code: ErrTooManyEmails, Message: msg, RetryAfter: wait}
+	return &Error{Code: ErrTooManyEmails, Message: msg, RetryAfter: max(wait, time.Second)}
 }
 
 // User is a person who signs in to the dashboard.
@@ -197,11 +198,17 @@ func NewSession(userID, method, userAgent, ip string, now time.Time) (string, *S
 	}
 }
 
-// Live reports whether the session may still be used at now: before its
-// absolute end and within SessionIdle of its last use.
-func (s *Session) Live(now time.Time) bool {
-	return now.Before(s.ExpiresAt) && now.Before(s.LastSeenAt.Add(SessionIdle))
+// EndsAt is when the session ends unless used again: SessionIdle after
+// its last use, and never after its absolute end.
+func (s *Session) EndsAt() time.Time {
+	if idle := s.LastSeenAt.Add(SessionIdle); idle.Before(s.ExpiresAt) {
+		return idle
+	}
+	return s.ExpiresAt
 }
+
+// Live reports whether the session may still be used at now.
+func (s *Session) Live(now time.Time) bool { return now.Before(s.EndsAt()) }
 
 // Proven reports whether the session has a proof younger than ProofTTL.
 func (s *Session) Proven(now time.Time) bool {
@@ -238,8 +245,11 @@ type Signup struct {
 	CodeHash    string
 	CodeSentAt  time.Time
 	CodesSent   int
-	// Tries counts wrong tries of the current code.
-	Tries     int
+	// Exists says the address already had an account when the sign-up
+	// started: no code is ever sent (an account_exists email goes
+	// instead), yet every route answers as for any other sign-up, so none
+	// tells whether an address has an account.
+	Exists    bool
 	Status    SignupStatus
 	CreatedAt time.Time
 	ExpiresAt time.Time
@@ -271,9 +281,8 @@ func ParseRole(s string) (MemberRole, error) {
 
 // Permissions is what the role may do in the API's areas: owners and
 // admins everything; developers read payments and customers, and change
-// links, webhooks and checkout settings; viewers read everything but the
-// wallet's settings. Team and API key management are ManagesTeam and
-// ManagesKeys.
+// links, webhooks and checkout settings; viewers read everything. Team
+// and API key management are ManagesTeam and ManagesKeys.
 func (r MemberRole) Permissions() Permissions {
 	switch r {
 	case RoleOwner, RoleAdmin:
@@ -379,9 +388,12 @@ type AccountStore interface {
 	SessionByToken(ctx context.Context, hash string) (*Session, error)
 	// SessionsByUser lists a user's sessions, newest first.
 	SessionsByUser(ctx context.Context, userID string) ([]*Session, error)
-	// SaveSession writes the session's changeable fields (last use,
-	// business, proof, two-step setup); not_found when it has ended.
+	// SaveSession writes the session's proof and two-step setup (and its
+	// last use and business); not_found when it has ended.
 	SaveSession(ctx context.Context, s *Session) error
+	// TouchSession writes only the session's last use and business, so a
+	// request that read the session before a step-up cannot undo it.
+	TouchSession(ctx context.Context, id string, lastSeen time.Time, businessID string) error
 	// DeleteSession ends one of the user's sessions; not_found otherwise.
 	DeleteSession(ctx context.Context, userID, id string) error
 	// DeleteSessions ends every session of the user but keep (which may
@@ -400,16 +412,23 @@ type AccountStore interface {
 	RememberDevice(ctx context.Context, userID, deviceHash string, now time.Time) error
 	KnownDevice(ctx context.Context, userID, deviceHash string) (bool, error)
 
-	// Attempt returns the subject's count (zero when none).
-	Attempt(ctx context.Context, subject string) (*Attempt, error)
-	// AddFailure counts one failure of the subject in one statement and
-	// returns the count after it; the count is forgotten at keepUntil
-	// unless another failure comes.
-	AddFailure(ctx context.Context, subject string, now, keepUntil time.Time) (int, error)
-	// LockAttempt locks the subject until until.
-	LockAttempt(ctx context.Context, subject string, until time.Time) error
+	// Attempt returns the subject's count at now (zero when none, or
+	// when it was kept past its keepUntil).
+	Attempt(ctx context.Context, subject string, now time.Time) (*Attempt, error)
+	// TryAttempt reserves one try of the subject before the check it
+	// guards, atomically: while the subject is locked it counts nothing
+	// and answers ok false; otherwise it counts the try, starts the lock
+	// lock(count) gives (if any) in the same step, keeps the count until
+	// keepUntil, and answers the attempt with ok true. So concurrent
+	// guesses never get past a lock, on any number of replicas. A count
+	// kept past its keepUntil starts again from one.
+	TryAttempt(ctx context.Context, subject string, now, keepUntil time.Time, lock func(count int) time.Duration) (a *Attempt, ok bool, err error)
 	// ClearAttempts forgets the subject's count.
 	ClearAttempts(ctx context.Context, subject string) error
+
+	// DeleteExpiredAccountRows sweeps what has ended by now: sessions,
+	// sign-ups a day past their end, and failure counts past their keep.
+	DeleteExpiredAccountRows(ctx context.Context, now time.Time) (int, error)
 }
 
 // PasswordHasher hashes and verifies passwords (package password, with its

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"time"
 
 	"payd"
@@ -44,8 +45,9 @@ type signupRequest struct {
 }
 
 // createAccount starts a sign-up. An address that already has an account
-// gets an email saying so instead of a code, and the answer is the same,
-// so the form never tells whether an address is taken. A sign-up without
+// gets a sign-up too, whose code is never sent: an email saying the
+// account exists goes instead, and every route answers that sign-up as
+// any other, so none tells whether an address is taken. A sign-up without
 // a password is a passkey sign-up, finished only in the browser that
 // started it.
 func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
@@ -80,20 +82,16 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request) error {
 		BrowserHash: payd.SecretHash(browser), CodeHash: payd.SecretHash(code), CodeSentAt: now, CodesSent: 1,
 		Status: payd.SignupPending, CreatedAt: now, ExpiresAt: now.Add(payd.VerificationTTL)}
 	err := s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		g := *sg // a copy: fn may run again
 		_, err := q.UserByEmail(ctx, req.Email)
-		if err == nil {
-			return s.sendQuota(ctx, q, req.Email, func() (*payd.Email, error) {
-				return s.opts.Letters.AccountExists(req.Email, s.opts.PublicURL+"/dashboard/sign-in", now)
-			})
-		} else if !payd.IsNotFound(err) {
+		if err != nil && !payd.IsNotFound(err) {
 			return err
 		}
-		if err := q.CreateSignup(ctx, sg); err != nil {
+		g.Exists = err == nil
+		if err := q.CreateSignup(ctx, &g); err != nil {
 			return err
 		}
-		return s.sendQuota(ctx, q, req.Email, func() (*payd.Email, error) {
-			return s.opts.Letters.SignupCode(req.Email, code, now)
-		})
+		return s.sendQuota(ctx, q, req.Email, func() (*payd.Email, error) { return s.signupEmail(&g, code, now) })
 	})
 	if err != nil {
 		return err
@@ -122,34 +120,46 @@ func (s *Server) verifyAccount(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	now := s.clock.Now()
-	daily := signupDaySubject(req.Email, now)
-	if a, err := s.store.Attempt(ctx, daily); err != nil {
+	// Every try is reserved before the code is compared, against the
+	// address's day and then against the code, so no burst of concurrent
+	// guesses gets past the limits of spec 8.3.
+	endOfDay := nextDay(now).Sub(now)
+	if _, err := s.try(ctx, signupDaySubject(req.Email, now), endOfDay, func(n int) time.Duration {
+		if n >= payd.SignupWrongPerDay {
+			return endOfDay
+		}
+		return 0
+	}, "too many wrong codes for this address today; try again tomorrow"); err != nil {
 		return err
-	} else if a.Failures >= payd.SignupWrongPerDay {
-		return payd.TooManyAttempts(nextDay(now).Sub(now), "too many wrong codes for this address today; try again tomorrow")
 	}
 	sg, err := s.store.PendingSignup(ctx, req.Email)
 	if payd.IsNotFound(err) {
-		// No sign-up waits for this address: the code is wrong, as any
-		// guess would be, and counts against the address.
-		return s.wrongSignupCode(ctx, nil, daily, now)
+		return payd.InvalidCode() // no sign-up waits: the code is wrong, as any guess is
 	} else if err != nil {
 		return err
 	}
 	if !now.Before(sg.ExpiresAt) {
 		return payd.Errorf(payd.ErrVerificationExpired, "this sign-up is older than a day; sign up again")
 	}
-	if sg.Tries >= payd.CodeTries {
+	if _, err := s.try(ctx, codeSubject(sg), payd.VerificationTTL, func(n int) time.Duration {
+		if n >= payd.CodeTries {
+			return sg.ExpiresAt.Sub(now)
+		}
+		return 0
+	}, "too many wrong tries of this code"); payd.ErrorCode(err) == payd.ErrTooManyAttempts {
+		// Locked until a new code is sent: wait for the next one.
 		return payd.TooManyAttempts(resendWait(sg, now), "too many wrong tries of this code; ask for a new code")
+	} else if err != nil {
+		return err
 	}
 	code, ok := payd.NormalizeCode(req.Code)
-	if !ok || !payd.SameSecret(payd.SecretHash(code), sg.CodeHash) {
-		return s.wrongSignupCode(ctx, sg, daily, now)
+	if !ok || sg.Exists || !payd.SameSecret(payd.SecretHash(code), sg.CodeHash) {
+		return payd.InvalidCode()
 	}
 	if !now.Before(sg.CodeSentAt.Add(payd.CodeTTL)) {
 		return &payd.Error{Code: payd.ErrCodeExpired, Field: "code", Message: "this code is older than 15 minutes; ask for a new code"}
 	}
-	if browser := cookie(r, signupCookie); browser == "" || !payd.SameSecret(payd.SecretHash(browser), sg.BrowserHash) {
+	if browser := cookie(r, s.cookieName(signupCookie)); browser == "" || !payd.SameSecret(payd.SecretHash(browser), sg.BrowserHash) {
 		if err := s.otherBrowser(ctx, sg, req.Password); err != nil {
 			return err
 		}
@@ -168,6 +178,11 @@ func (s *Server) verifyAccount(w http.ResponseWriter, r *http.Request) error {
 		if err := q.CreateUser(ctx, u); err != nil {
 			return err
 		}
+		// Failures counted against the address before it had an account
+		// are not the new account's.
+		if err := q.ClearAttempts(ctx, "pw:"+payd.EmailKey(u.Email)); err != nil {
+			return err
+		}
 		var err error
 		st, err = s.startSession(ctx, r, q, u, "signup")
 		return err
@@ -179,6 +194,9 @@ func (s *Server) verifyAccount(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.setSession(w, st)
 	s.setCookie(w, signupCookie, "", -1)
+	if err := s.store.ClearAttempts(ctx, codeSubject(sg)); err != nil {
+		s.log.WarnContext(ctx, "clear code attempts", "error", err)
+	}
 	writeJSON(w, http.StatusCreated, single{toUser(u)})
 	return nil
 }
@@ -194,7 +212,9 @@ func (s *Server) otherBrowser(ctx context.Context, sg *payd.Signup, password *st
 		return &payd.Error{Code: payd.ErrPasswordRequired, Field: "password",
 			Message: "this sign-up was started in another browser; enter the password you chose too"}
 	}
-	ok, _, err := s.opts.Passwords.Verify(ctx, s.opts.Passwords.Normalize(*password), sg.PasswordHash)
+	// The try of this request is already counted against the code, so a
+	// wrong password here uses up one of its 5 tries too.
+	ok, _, err := s.verifyPassword(ctx, *password, sg.PasswordHash)
 	if err != nil {
 		return err
 	}
@@ -202,21 +222,6 @@ func (s *Server) otherBrowser(ctx context.Context, sg *payd.Signup, password *st
 		return payd.InvalidCredentials()
 	}
 	return nil
-}
-
-// wrongSignupCode counts a wrong code against the sign-up (5 tries) and
-// the address's day (10), and answers invalid_code.
-func (s *Server) wrongSignupCode(ctx context.Context, sg *payd.Signup, daily string, now time.Time) error {
-	if _, err := s.store.AddFailure(ctx, daily, now, nextDay(now)); err != nil {
-		return err
-	}
-	if sg != nil {
-		sg.Tries++
-		if err := s.store.SaveSignup(ctx, sg); err != nil && payd.ErrorCode(err) != payd.ErrConflict {
-			return err
-		}
-	}
-	return payd.InvalidCode()
 }
 
 type resendRequest struct {
@@ -254,24 +259,31 @@ func (s *Server) resendAccountCode(w http.ResponseWriter, r *http.Request) error
 		return payd.TooManyEmails(sg.ExpiresAt.Sub(now), "this sign-up has been sent 5 codes already; sign up again tomorrow")
 	}
 	code := payd.NewCode()
-	sg.CodeHash, sg.CodeSentAt, sg.CodesSent, sg.Tries = payd.SecretHash(code), now, sg.CodesSent+1, 0
+	next := *sg
+	next.CodeHash, next.CodeSentAt, next.CodesSent = payd.SecretHash(code), now, sg.CodesSent+1
+	if next.Exists {
+		next.CodeHash = payd.SecretHash(payd.RandomString(43)) // never sent
+	}
 	err = s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
 		if wait, err := s.emailQuota(ctx, q, req.Email, now); err != nil {
 			return err
 		} else if wait > 0 {
 			return payd.TooManyEmails(wait, "too many emails to this address; try again later")
 		}
-		next := *sg // a copy: fn may run again
-		if err := q.SaveSignup(ctx, &next); err != nil {
+		g := next // a copy: fn may run again
+		if err := q.SaveSignup(ctx, &g); err != nil {
 			return err
 		}
-		e, err := s.opts.Letters.SignupCode(sg.Email, code, now)
+		e, err := s.signupEmail(&g, code, now)
 		if err != nil {
 			return err
 		}
 		return q.CreateEmail(ctx, e)
 	})
-	if err != nil {
+	if payd.ErrorCode(err) == payd.ErrConflict {
+		// Another resend of the same sign-up won: that one is on its way.
+		return payd.TooManyEmails(payd.CodeResendAfter, "a code was sent just now; wait before asking again")
+	} else if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, single{signupStarted{Kind: "signup", Email: sg.Email,
@@ -279,12 +291,25 @@ func (s *Server) resendAccountCode(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
-// resendWait is how long until the sign-up may be sent another code.
-func resendWait(sg *payd.Signup, now time.Time) time.Duration {
-	if d := sg.CodeSentAt.Add(payd.CodeResendAfter).Sub(now); d > 0 {
-		return d
+// signupEmail is the email a sign-up is sent: its code, or, for an
+// address that has an account, the notice saying so.
+func (s *Server) signupEmail(sg *payd.Signup, code string, now time.Time) (*payd.Email, error) {
+	if sg.Exists {
+		return s.opts.Letters.AccountExists(sg.Email, s.opts.PublicURL+"/dashboard/sign-in", now)
 	}
-	return 0
+	return s.opts.Letters.SignupCode(sg.Email, code, now)
+}
+
+// codeSubject counts the tries of a sign-up's current code; a new code
+// starts a new count.
+func codeSubject(sg *payd.Signup) string {
+	return "code:" + sg.ID + ":" + strconv.Itoa(sg.CodesSent)
+}
+
+// resendWait is how long until the sign-up may be sent another code (0
+// when it may now).
+func resendWait(sg *payd.Signup, now time.Time) time.Duration {
+	return max(sg.CodeSentAt.Add(payd.CodeResendAfter).Sub(now), 0)
 }
 
 // signupDaySubject counts an address's wrong sign-up codes of one UTC day.

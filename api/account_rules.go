@@ -87,15 +87,24 @@ type passwordLock struct {
 	device  bool
 }
 
+// passwordLockOf finds the count a sign-in attempt goes to. The device
+// is looked up whether or not the address has an account, so the answer
+// takes the same time for both.
 func (s *Server) passwordLockOf(ctx context.Context, r *http.Request, email string, u *payd.User) (passwordLock, error) {
-	if d := cookie(r, deviceCookie); u != nil && validToken(d) {
-		known, err := s.store.KnownDevice(ctx, u.ID, payd.SecretHash(d))
-		if err != nil {
-			return passwordLock{}, err
-		}
-		if known {
-			return passwordLock{subject: "pwdev:" + u.ID + ":" + payd.SecretHash(d), device: true}, nil
-		}
+	d := cookie(r, s.cookieName(deviceCookie))
+	if !validToken(d) {
+		return passwordLock{subject: "pw:" + payd.EmailKey(email)}, nil
+	}
+	userID := "usr_none"
+	if u != nil {
+		userID = u.ID
+	}
+	known, err := s.store.KnownDevice(ctx, userID, payd.SecretHash(d))
+	if err != nil {
+		return passwordLock{}, err
+	}
+	if known && u != nil {
+		return passwordLock{subject: "pwdev:" + u.ID + ":" + payd.SecretHash(d), device: true}, nil
 	}
 	return passwordLock{subject: "pw:" + payd.EmailKey(email)}, nil
 }
@@ -103,32 +112,32 @@ func (s *Server) passwordLockOf(ctx context.Context, r *http.Request, email stri
 // lockKeep is how long a failure count is kept after its last failure.
 const lockKeep = 24 * time.Hour
 
-// checkLock answers too_many_attempts while subject is locked.
-func (s *Server) checkLock(ctx context.Context, subject string) (*payd.Attempt, error) {
-	a, err := s.store.Attempt(ctx, subject)
+// try reserves one try of subject before the check it guards
+// (payd.AccountStore.TryAttempt): while the subject is locked it answers
+// too_many_attempts with the wait, otherwise the try is counted, with
+// the lock the schedule gives starting at once. Reserving first is what
+// keeps concurrent guesses within the limits of spec 8.3; a success
+// calls ClearAttempts.
+func (s *Server) try(ctx context.Context, subject string, keep time.Duration, lock func(int) time.Duration, msg string) (*payd.Attempt, error) {
+	now := s.clock.Now()
+	a, ok, err := s.store.TryAttempt(ctx, subject, now, now.Add(keep), lock)
 	if err != nil {
 		return nil, err
 	}
-	if wait := a.Locked(s.clock.Now()); wait > 0 {
-		return a, payd.TooManyAttempts(wait, "too many failed attempts; wait for Retry-After seconds")
+	if !ok {
+		return a, payd.TooManyAttempts(a.Locked(now), msg)
 	}
 	return a, nil
 }
 
-// fail counts a failure of subject and starts the lock the schedule gives
-// for the new count; it returns the count.
-func (s *Server) fail(ctx context.Context, subject string, schedule func(int) time.Duration) (int, error) {
-	now := s.clock.Now()
-	n, err := s.store.AddFailure(ctx, subject, now, now.Add(lockKeep))
-	if err != nil {
-		return 0, err
+// verifyPassword is the one password check: it compares password with the
+// PHC string encoded, or, when there is none (no account, or none with a
+// password), does the same work and fails, so both take the same time.
+func (s *Server) verifyPassword(ctx context.Context, password, encoded string) (ok, rehash bool, err error) {
+	if encoded == "" {
+		return false, false, s.opts.Passwords.VerifyNone(ctx)
 	}
-	if d := schedule(n); d > 0 {
-		if err := s.store.LockAttempt(ctx, subject, now.Add(d)); err != nil {
-			return 0, err
-		}
-	}
-	return n, nil
+	return s.opts.Passwords.Verify(ctx, s.opts.Passwords.Normalize(password), encoded)
 }
 
 // currentPassword checks a signed-in person's current password (step-up,
@@ -136,22 +145,18 @@ func (s *Server) fail(ctx context.Context, subject string, schedule func(int) ti
 // spec 8.3.
 func (s *Server) currentPassword(ctx context.Context, c *call, password string) error {
 	subject := "cur:" + c.session.ID
-	if _, err := s.checkLock(ctx, subject); err != nil {
+	if _, err := s.try(ctx, subject, lockKeep, payd.PasswordLock, "too many wrong passwords; wait for Retry-After seconds"); err != nil {
 		return err
 	}
-	ok := false
-	if c.user.PasswordHash != "" && !c.user.PasswordDisabled {
-		var err error
-		if ok, _, err = s.opts.Passwords.Verify(ctx, s.opts.Passwords.Normalize(password), c.user.PasswordHash); err != nil {
-			return err
-		}
-	} else if err := s.opts.Passwords.VerifyNone(ctx); err != nil {
+	encoded := c.user.PasswordHash
+	if c.user.PasswordDisabled {
+		encoded = ""
+	}
+	ok, _, err := s.verifyPassword(ctx, password, encoded)
+	if err != nil {
 		return err
 	}
 	if !ok {
-		if _, err := s.fail(ctx, subject, payd.PasswordLock); err != nil {
-			return err
-		}
 		return &payd.Error{Code: payd.ErrInvalidCredentials, Field: "password", Message: "the current password is wrong"}
 	}
 	return s.store.ClearAttempts(ctx, subject)

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -376,16 +377,100 @@ func TestSigninLocks(t *testing.T) {
 			b.clock.Advance(time.Hour)
 			attacker.signIn("fa@example.com", "wrong password", http.StatusBadRequest, payd.ErrInvalidCredentials)
 		}
+		// A wrong password still answers invalid_credentials: only someone
+		// who knows the password learns that it is disabled.
+		b.clock.Advance(time.Hour)
+		attacker.signIn("fa@example.com", "wrong password", http.StatusBadRequest, payd.ErrInvalidCredentials)
 		b.clock.Advance(time.Hour)
 		attacker.signIn("fa@example.com", testPassword, http.StatusForbidden, payd.ErrPasswordResetRequired)
 		// ... for everyone: the owner's browser too.
 		owner.signIn("fa@example.com", testPassword, http.StatusForbidden, payd.ErrPasswordResetRequired)
 		// An unknown address locks alike, so locks tell nothing.
-		for n := 0; n < payd.PasswordDisableAfter; n++ {
-			b.clock.Advance(time.Hour)
+		for n := 0; n < 5; n++ {
 			attacker.signIn("ghost@example.com", "wrong password", http.StatusBadRequest, payd.ErrInvalidCredentials)
 		}
+		attacker.signIn("ghost@example.com", "wrong password", http.StatusTooManyRequests, payd.ErrTooManyAttempts)
+	})
+}
+
+// TestLocksHoldUnderConcurrency: a burst of concurrent guesses gets no
+// more tries than the locks of spec 8.3 allow, for passwords and for
+// sign-up codes.
+func TestLocksHoldUnderConcurrency(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		newBrowser(t, b).signUp("ga@example.com")
+		const burst = 12
+		statuses := func(reqs func(i int) *response) map[int]int {
+			out := map[int]int{}
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			for i := range burst {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := reqs(i)
+					mu.Lock()
+					out[r.status]++
+					mu.Unlock()
+				}()
+			}
+			wg.Wait()
+			return out
+		}
+		tokens := make([]string, burst)
+		for i := range tokens {
+			tokens[i] = b.token(t, "signin")
+		}
+		got := statuses(func(i int) *response {
+			return newBrowser(t, b).do(request{method: "POST", path: "/sessions", header: map[string]string{"Service-Challenge": tokens[i]},
+				body: `{"email":"ga@example.com","password":"wrong password"}`})
+		})
+		if got[http.StatusBadRequest] != 5 || got[http.StatusTooManyRequests] != burst-5 {
+			t.Fatalf("%d concurrent wrong passwords: %v, want 5 checked and the rest refused", burst, got)
+		}
+
+		br := newBrowser(t, b)
+		br.call(request{method: "POST", path: "/accounts", header: map[string]string{"Service-Challenge": b.token(t, "signup")},
+			body: `{"email":"ha@example.com","password":"correct horse battery"}`}, http.StatusAccepted)
+		wrong := "000000"
+		if b.lastCode(t, "ha@example.com") == wrong {
+			wrong = "111111"
+		}
+		got = statuses(func(int) *response {
+			return br.do(request{method: "POST", path: "/accounts/verify", body: `{"email":"ha@example.com","code":"` + wrong + `"}`})
+		})
+		if got[http.StatusBadRequest] != payd.CodeTries || got[http.StatusTooManyRequests] != burst-payd.CodeTries {
+			t.Fatalf("%d concurrent wrong codes: %v, want %d compared and the rest refused", burst, got, payd.CodeTries)
+		}
+	})
+}
+
+// TestSignupTellsNothing: a sign-up for a taken address goes through the
+// same answers as one for a new address: start, resend, wrong codes.
+func TestSignupTellsNothing(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		newBrowser(t, b).signUp("taken@example.com")
 		b.clock.Advance(time.Hour)
-		attacker.signIn("ghost@example.com", "wrong password", http.StatusForbidden, payd.ErrPasswordResetRequired)
+		for _, email := range []string{"taken@example.com", "fresh@example.com"} {
+			br := newBrowser(t, b)
+			r1 := br.do(request{method: "POST", path: "/accounts", header: map[string]string{"Service-Challenge": b.token(t, "signup")},
+				body: fmt.Sprintf(`{"email":%q,"password":"correct horse battery"}`, email)})
+			r2 := br.do(request{method: "POST", path: "/accounts/verify/resend", body: fmt.Sprintf(`{"email":%q}`, email)})
+			b.clock.Advance(time.Minute)
+			r3 := br.do(request{method: "POST", path: "/accounts/verify/resend", body: fmt.Sprintf(`{"email":%q}`, email)})
+			var last *response
+			for range payd.CodeTries + 1 {
+				last = br.do(request{method: "POST", path: "/accounts/verify", body: fmt.Sprintf(`{"email":%q,"code":"999999"}`, email)})
+			}
+			got := []int{r1.status, r2.status, r3.status, last.status}
+			if want := []int{202, 429, 202, 429}; fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: statuses %v, want %v", email, got, want)
+			}
+		}
+		if got := b.emails(t, "taken@example.com"); len(got) < 2 || got[0] != payd.EmailAccountExists || got[1] != payd.EmailAccountExists {
+			t.Fatalf("a taken address is sent notices, not codes: %v", got)
+		}
 	})
 }

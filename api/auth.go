@@ -19,7 +19,7 @@ func (s *Server) authenticate(r *http.Request, c *call, rt route) error {
 		if rt.access.public {
 			return nil
 		}
-		if token := cookie(r, sessionCookie); token != "" {
+		if token := cookie(r, s.cookieName(sessionCookie)); token != "" {
 			return s.authenticateSession(r, c, rt, token)
 		}
 		if rt.access.user {

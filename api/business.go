@@ -54,7 +54,7 @@ func (s *Server) createBusiness(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c.session.BusinessID = b.ID
-	if err := s.store.SaveSession(r.Context(), c.session); err != nil && !payd.IsNotFound(err) {
+	if err := s.store.TouchSession(r.Context(), c.session.ID, c.session.LastSeenAt, b.ID); err != nil && !payd.IsNotFound(err) {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, single{toMembership(b, m)})

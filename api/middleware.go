@@ -88,9 +88,6 @@ func (s *Server) wrap(rt route) http.Handler {
 
 // serve runs the checks in order, then the handler.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call, rt route) error {
-	if err := s.edge(r); err != nil {
-		return err
-	}
 	if err := s.limiter.allow(r.Context(), rt.limit, s.clientIP(r)); err != nil {
 		return err
 	}

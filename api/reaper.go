@@ -14,10 +14,11 @@ import (
 type ReaperStore interface {
 	DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int, error)
 	DeleteExpiredRateCounters(ctx context.Context, now time.Time) (int, error)
+	DeleteExpiredAccountRows(ctx context.Context, now time.Time) (int, error)
 }
 
-// Reaper deletes idempotency records past their 24 hours and rate-limit
-// windows that have ended. Deleting by expiry is idempotent, so any number
+// Reaper deletes idempotency records past their 24 hours, rate-limit
+// windows that have ended, and ended sessions, sign-ups and failure counts. Deleting by expiry is idempotent, so any number
 // of replicas may run it.
 type Reaper struct {
 	store    ReaperStore
@@ -59,8 +60,12 @@ func (rp *Reaper) RunOnce(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if n+m > 0 {
-		rp.log.Debug("reaped", slog.Int("idempotency_keys", n), slog.Int("rate_counters", m))
+	a, err := rp.store.DeleteExpiredAccountRows(ctx, now)
+	if err != nil {
+		return err
+	}
+	if n+m+a > 0 {
+		rp.log.Debug("reaped", slog.Int("idempotency_keys", n), slog.Int("rate_counters", m), slog.Int("account_rows", a))
 	}
 	return nil
 }

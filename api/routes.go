@@ -41,7 +41,10 @@ type access struct {
 	sessionOnly bool
 	// user routes need a signed-in person and no business (the account's
 	// own routes); API keys get session_required.
-	user  bool
+	user bool
+	// keys and team routes are for the roles that manage API keys or the
+	// team (payd.MemberRole.ManagesKeys, ManagesTeam).
+	keys, team bool
 	area  payd.Area
 	level payd.Access
 }
@@ -84,8 +87,8 @@ func (s *Server) routeTable() []route {
 	rs := []route{
 		{method: "GET", path: "/exchange-rates", h: s.getExchangeRates, access: public},
 		{method: "GET", path: "/openapi.json", h: s.getOpenAPI, access: public},
-		{method: "GET", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true}},
-		{method: "POST", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true}, stepUp: true},
+		{method: "GET", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true, keys: true}},
+		{method: "POST", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true, keys: true}, stepUp: true},
 		{method: "POST", path: "/customers", h: s.createCustomer, access: customersWrite, inTx: true},
 		{method: "GET", path: "/customers", h: s.listCustomers, access: customersRead},
 		{method: "GET", path: "/customers/{id}", h: s.getCustomer, access: customersRead},
@@ -133,9 +136,9 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/webhook-deliveries/{id}/resend", h: s.resendDelivery, access: webhooksWrite},
 		// Accounts and sessions (spec 5.5–5.8, 8.2). Answers that set
 		// cookies are never replayed: Idempotency-Key is ignored.
-		{method: "POST", path: "/accounts", h: s.createAccount, access: public, idem: idemIgnored, limit: "accounts", pause: "signups"},
-		{method: "POST", path: "/accounts/verify", h: s.verifyAccount, access: public, idem: idemIgnored, limit: "accounts_verify", pause: "signups"},
-		{method: "POST", path: "/accounts/verify/resend", h: s.resendAccountCode, access: public, idem: idemIgnored, limit: "accounts_verify", pause: "signups"},
+		{method: "POST", path: "/accounts", h: s.createAccount, access: public, idem: idemIgnored, limit: "accounts", pause: payd.PauseSignups},
+		{method: "POST", path: "/accounts/verify", h: s.verifyAccount, access: public, idem: idemIgnored, limit: "accounts_verify", pause: payd.PauseSignups},
+		{method: "POST", path: "/accounts/verify/resend", h: s.resendAccountCode, access: public, idem: idemIgnored, limit: "accounts_verify", pause: payd.PauseSignups},
 		{method: "POST", path: "/sessions", h: s.createSession, access: public, idem: idemIgnored, limit: "sessions"},
 		{method: "GET", path: "/sessions", h: s.listSessions, access: signedIn},
 		{method: "GET", path: "/sessions/current", h: s.getCurrentSession, access: signedIn},

@@ -104,8 +104,8 @@ type Server struct {
 	sharedClaims bool
 	memory       memoryClaims
 	routes       []route
-	// origin and publicHost are PublicURL's scheme://host and host.
-	origin, publicHost string
+	// origin, scheme and publicHost are PublicURL's, normalised (originOf).
+	origin, scheme, publicHost string
 }
 
 // New builds the server. It loads the cursor signing key, shared by every
@@ -140,7 +140,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		// serves an SQLite file.
 		sharedClaims: o.Store.Dialect() == "postgres",
 	}
-	s.origin, s.publicHost = originOf(o.PublicURL)
+	s.origin, s.scheme, s.publicHost = originOf(o.PublicURL)
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mount(rt)

@@ -55,17 +55,36 @@ func (s *Server) authenticateSession(r *http.Request, c *call, rt route, token s
 		if c.biz != nil {
 			ses.BusinessID = c.biz.ID
 		}
-		if err := s.store.SaveSession(ctx, ses); err != nil && !payd.IsNotFound(err) {
+		if err := s.store.TouchSession(ctx, ses.ID, ses.LastSeenAt, ses.BusinessID); err != nil && !payd.IsNotFound(err) {
 			return err
 		}
+	}
+	if err := s.authorizeMember(rt, c); err != nil {
+		return err
 	}
 	if rt.stepUp && !ses.Proven(now) {
 		return payd.StepUpRequired()
 	}
-	if rt.access.user || rt.access.sessionOnly && rt.access.area == "" {
+	return nil
+}
+
+// authorizeMember applies a route's access rule to a signed-in person:
+// on a business route the role's permissions as a restricted key's, and
+// API key or team management only for the roles that may.
+func (s *Server) authorizeMember(rt route, c *call) error {
+	a := rt.access
+	if a.user {
 		return nil
 	}
-	return authorize(route{access: access{area: rt.access.area, level: rt.access.level}, realMoney: rt.realMoney}, c.key, c.biz)
+	switch {
+	case a.keys && !c.role.ManagesKeys():
+		return payd.Errorf(payd.ErrPermissionDenied, "your role (%s) cannot manage API keys", c.role)
+	case a.team && !c.role.ManagesTeam():
+		return payd.Errorf(payd.ErrPermissionDenied, "your role (%s) cannot manage the team", c.role)
+	case a.sessionOnly && a.area == "":
+		return nil
+	}
+	return authorize(route{access: access{area: a.area, level: a.level}, realMoney: rt.realMoney}, c.key, c.biz)
 }
 
 // actFor finds the business a session acts for (Service-Business) and
@@ -101,39 +120,88 @@ func (s *Server) sameSite(r *http.Request) error {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return nil
 	}
-	if r.Header.Get("Sec-Fetch-Site") == "cross-site" || r.Header.Get("Origin") != s.origin {
+	if r.Header.Get("Sec-Fetch-Site") == "cross-site" || normalOrigin(r.Header.Get("Origin")) != s.origin {
 		return payd.Errorf(payd.ErrCrossSiteRequest, "this request came from another site; use the dashboard at %s", s.origin)
 	}
 	return nil
 }
 
-// edge refuses a request whose Host is not the public URL's host
-// (edge_forbidden): payd answers only at its official address, so a
-// request smuggled in through another name or straight to the replica's
-// port is turned away.
-func (s *Server) edge(r *http.Request) error {
-	if !s.opts.EnforceHost || strings.EqualFold(r.Host, s.publicHost) {
-		return nil
+// Edge wraps the whole site (API and pages): a request whose Host is not
+// the public URL's host answers 403 edge_forbidden (CONTRACT.md), so payd
+// answers only at its official address and a request smuggled in through
+// another name, or straight to a replica's port, is turned away. /healthz
+// is exempt, for load balancers and probes that ask by address.
+func (s *Server) Edge(next http.Handler) http.Handler {
+	if !s.opts.EnforceHost {
+		return next
 	}
-	return payd.Errorf(payd.ErrEdgeForbidden, "requests must come through %s", s.origin)
+	refuse := s.wrap(route{access: public, h: func(http.ResponseWriter, *http.Request) error {
+		return payd.Errorf(payd.ErrEdgeForbidden, "requests must come through %s", s.origin)
+	}})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" || normalHost(r.Host, s.scheme) == s.publicHost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		refuse.ServeHTTP(w, r)
+	})
 }
 
-// originOf is the scheme://host[:port] of a URL.
-func originOf(raw string) (origin, host string) {
+// originOf is a URL's origin (scheme://host, the port left out when it is
+// the scheme's default), with its scheme and host, all in lower case.
+func originOf(raw string) (origin, scheme, host string) {
 	u, err := url.Parse(raw)
-	if err != nil {
-		return "", ""
+	if err != nil || u.Host == "" {
+		return "", "", ""
 	}
-	return u.Scheme + "://" + u.Host, u.Host
+	scheme = strings.ToLower(u.Scheme)
+	host = normalHost(u.Host, scheme)
+	return scheme + "://" + host, scheme, host
+}
+
+// normalOrigin is an Origin header in originOf's form ("" when it is
+// none or not a URL).
+func normalOrigin(o string) string {
+	origin, _, _ := originOf(o)
+	return origin
+}
+
+// normalHost lower-cases a host[:port] and drops the scheme's default port.
+func normalHost(h, scheme string) string {
+	h = strings.ToLower(h)
+	if scheme == "http" {
+		return strings.TrimSuffix(h, ":80")
+	}
+	return strings.TrimSuffix(h, ":443")
+}
+
+// PublicHost is the host name of a public URL, without its port: what a
+// bot-check answer must name.
+func PublicHost(publicURL string) string {
+	u, err := url.Parse(publicURL)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 // secureCookies says cookies get Secure: whenever the public URL is https.
 func (s *Server) secureCookies() bool { return strings.HasPrefix(s.opts.PublicURL, "https://") }
 
+// cookieName is the name a cookie goes by: with the __Host- prefix
+// whenever cookies are Secure, so that no other host (a sibling
+// subdomain) can set or overwrite it.
+func (s *Server) cookieName(base string) string {
+	if s.secureCookies() {
+		return "__Host-" + base
+	}
+	return base
+}
+
 // setCookie sets an HttpOnly, SameSite=Lax cookie on the whole site; a
 // maxAge below zero deletes it.
-func (s *Server) setCookie(w http.ResponseWriter, name, value string, maxAge int) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
+func (s *Server) setCookie(w http.ResponseWriter, base, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: s.cookieName(base), Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
 		Secure: s.secureCookies(), SameSite: http.SameSiteLaxMode})
 }
 
@@ -167,10 +235,19 @@ func (s *Server) startSession(ctx context.Context, r *http.Request, q payd.Queri
 	if err := q.CreateSession(ctx, ses); err != nil {
 		return nil, err
 	}
-	device := cookie(r, deviceCookie)
-	if !validToken(device) {
-		device = payd.RandomString(43)
+	// The browser's previous session, if any, ends: one browser, one session.
+	if old := cookie(r, s.cookieName(sessionCookie)); validToken(old) {
+		if prev, err := q.SessionByToken(ctx, payd.SecretHash(old)); err == nil {
+			if err := q.DeleteSession(ctx, prev.UserID, prev.ID); err != nil && !payd.IsNotFound(err) {
+				return nil, err
+			}
+		} else if !payd.IsNotFound(err) {
+			return nil, err
+		}
 	}
+	// A fresh device token at every sign-in: one the browser brought
+	// (perhaps planted by another site) is never adopted.
+	device := payd.RandomString(43)
 	if err := q.RememberDevice(ctx, u.ID, payd.SecretHash(device), ses.CreatedAt); err != nil {
 		return nil, err
 	}

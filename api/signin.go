@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"payd"
 )
@@ -33,7 +32,7 @@ type session struct {
 func (s *Server) toSession(ses *payd.Session, current string, u *payd.User) session {
 	out := session{ID: ses.ID, Kind: "session", Current: ses.ID == current, Method: ses.Method,
 		UserAgent: ses.UserAgent, IP: ses.IP, CreatedAt: Time(ses.CreatedAt), LastSeenAt: Time(ses.LastSeenAt),
-		ExpiresAt: Time(minTime(ses.ExpiresAt, ses.LastSeenAt.Add(payd.SessionIdle)))}
+		ExpiresAt: Time(ses.EndsAt())}
 	if ses.BusinessID != "" {
 		out.BusinessID = &ses.BusinessID
 	}
@@ -81,28 +80,40 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a, err := s.checkLock(ctx, lock.subject)
+	// The try is counted before the password is checked, so concurrent
+	// guesses cannot get past a lock (spec 8.3).
+	a, err := s.try(ctx, lock.subject, lockKeep, payd.PasswordLock, "too many failed sign-ins; wait for Retry-After seconds")
 	if err != nil {
 		return err
 	}
-	if !lock.device && a.Failures >= payd.PasswordDisableAfter || u != nil && u.PasswordDisabled {
-		return passwordResetRequired()
+	encoded := ""
+	if u != nil {
+		encoded = u.PasswordHash
 	}
-	ok, rehash, err := s.checkPassword(ctx, u, req.Password)
+	ok, rehash, err := s.verifyPassword(ctx, req.Password, encoded)
 	if err != nil {
 		return err
 	}
+	// A disabled password (100 failures in a row, or an undone email
+	// change) is told only to someone who knows it: anyone else learns
+	// nothing of the account from the answer.
+	disabled := u != nil && (u.PasswordDisabled || !lock.device && a.Failures > payd.PasswordDisableAfter)
 	if !ok {
-		n, err := s.fail(ctx, lock.subject, payd.PasswordLock)
-		if err != nil {
-			return err
-		}
-		if !lock.device && n >= payd.PasswordDisableAfter && u != nil {
+		if u != nil && !lock.device && a.Failures >= payd.PasswordDisableAfter && !u.PasswordDisabled {
 			if err := s.disablePassword(ctx, u.ID); err != nil {
 				return err
 			}
 		}
 		return payd.InvalidCredentials()
+	}
+	if disabled {
+		return passwordResetRequired()
+	}
+	newHash := ""
+	if rehash {
+		if newHash, err = s.opts.Passwords.Hash(ctx, s.opts.Passwords.Normalize(req.Password)); err != nil {
+			return err
+		}
 	}
 	var st *started
 	err = s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
@@ -111,8 +122,8 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 		}
-		if rehash {
-			if err := s.rehash(ctx, q, u.ID, req.Password); err != nil {
+		if newHash != "" {
+			if err := s.rehash(ctx, q, u.ID, newHash); err != nil {
 				return err
 			}
 		}
@@ -128,25 +139,15 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// checkPassword verifies password against u's, or, for no user or one
-// without a password, does the same work and fails.
-func (s *Server) checkPassword(ctx context.Context, u *payd.User, password string) (ok, rehash bool, err error) {
-	if u == nil || u.PasswordHash == "" {
-		return false, false, s.opts.Passwords.VerifyNone(ctx)
-	}
-	return s.opts.Passwords.Verify(ctx, s.opts.Passwords.Normalize(password), u.PasswordHash)
-}
-
-// rehash stores the password again under the hasher's current parameters.
-func (s *Server) rehash(ctx context.Context, q payd.Queries, userID, password string) error {
+// rehash stores a password's new hash, made under the hasher's current
+// parameters before the transaction (hashing inside it would hold
+// SQLite's one writer for the hash's time).
+func (s *Server) rehash(ctx context.Context, q payd.Queries, userID, hash string) error {
 	u, err := q.UserByID(ctx, userID)
 	if err != nil {
 		return err
 	}
-	if u.PasswordHash, err = s.opts.Passwords.Hash(ctx, s.opts.Passwords.Normalize(password)); err != nil {
-		return err
-	}
-	u.UpdatedAt = s.clock.Now()
+	u.PasswordHash, u.UpdatedAt = hash, s.clock.Now()
 	return q.SaveUser(ctx, u)
 }
 
@@ -241,14 +242,6 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) error {
 	s.setCookie(w, sessionCookie, "", -1)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
-}
-
-// minTime is the earlier of two times.
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 // getMe answers the signed-in person.

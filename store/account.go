@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"payd"
@@ -96,14 +97,14 @@ func (q *queries) SaveUser(ctx context.Context, u *payd.User) (err error) {
 }
 
 const signupColumns = `id, email, name, password_hash, browser_hash, code_hash, code_sent_at, codes_sent,
-	tries, status, version, created_at, expires_at`
+	exists_already, status, version, created_at, expires_at`
 
 func scanSignup(row rowScanner) (*payd.Signup, error) {
 	var s payd.Signup
 	var status string
 	var sent, created, expires int64
 	if err := row.Scan(&s.ID, &s.Email, &s.Name, &s.PasswordHash, &s.BrowserHash, &s.CodeHash, &sent,
-		&s.CodesSent, &s.Tries, &status, &s.Version, &created, &expires); err != nil {
+		&s.CodesSent, &s.Exists, &status, &s.Version, &created, &expires); err != nil {
 		return nil, err
 	}
 	s.Status = payd.SignupStatus(status)
@@ -122,7 +123,7 @@ func (q *queries) CreateSignup(ctx context.Context, s *payd.Signup) (err error) 
 	_, err = q.ex.ExecContext(ctx, `INSERT INTO signups (`+signupColumns+`, email_key)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 		s.ID, s.Email, s.Name, s.PasswordHash, s.BrowserHash, s.CodeHash, micros(s.CodeSentAt), s.CodesSent,
-		s.Tries, string(s.Status), s.Version, micros(s.CreatedAt), micros(s.ExpiresAt), key)
+		s.Exists, string(s.Status), s.Version, micros(s.CreatedAt), micros(s.ExpiresAt), key)
 	return err
 }
 
@@ -138,9 +139,9 @@ func (q *queries) PendingSignup(ctx context.Context, email string) (_ *payd.Sign
 func (q *queries) SaveSignup(ctx context.Context, s *payd.Signup) (err error) {
 	defer fail(&err, "sign-up", "store.SaveSignup(%s)", s.ID)
 	err = affected(q.ex.ExecContext(ctx, `UPDATE signups SET code_hash = $3, code_sent_at = $4,
-			codes_sent = $5, tries = $6, status = $7, version = version + 1
+			codes_sent = $5, status = $6, version = version + 1
 		WHERE id = $1 AND version = $2`, s.ID, s.Version, s.CodeHash, micros(s.CodeSentAt), s.CodesSent,
-		s.Tries, string(s.Status)))
+		string(s.Status)))
 	if err == sql.ErrNoRows {
 		return payd.Errorf(payd.ErrConflict, "sign-up %s was changed meanwhile; retry", s.ID)
 	}
@@ -196,6 +197,13 @@ func (q *queries) SaveSession(ctx context.Context, s *payd.Session) (err error) 
 			totp_setup_secret = $4, totp_setup_at = $5, last_seen_at = $6
 		WHERE id = $1`, s.ID, s.BusinessID, nullMicros(s.ProofAt), s.TOTPSetupSecret, nullMicros(s.TOTPSetupAt),
 		micros(s.LastSeenAt)))
+}
+
+// TouchSession writes the session's last use and business only.
+func (q *queries) TouchSession(ctx context.Context, id string, lastSeen time.Time, businessID string) (err error) {
+	defer fail(&err, "session", "store.TouchSession(%s)", id)
+	return affected(q.ex.ExecContext(ctx, `UPDATE sessions SET last_seen_at = $2, business_id = $3 WHERE id = $1`,
+		id, micros(lastSeen), businessID))
 }
 
 // DeleteSession ends one of the user's sessions; not_found otherwise.
@@ -259,13 +267,14 @@ func (q *queries) KnownDevice(ctx context.Context, userID, deviceHash string) (o
 	return ok, err
 }
 
-// Attempt returns the subject's failure count, zero when none.
-func (q *queries) Attempt(ctx context.Context, subject string) (_ *payd.Attempt, err error) {
+// Attempt returns the subject's failure count at now, zero when none or
+// kept past its end.
+func (q *queries) Attempt(ctx context.Context, subject string, now time.Time) (_ *payd.Attempt, err error) {
 	defer fail(&err, "attempt", "store.Attempt")
 	a := payd.Attempt{Subject: subject}
 	var locked sql.NullInt64
-	err = q.ex.QueryRowContext(ctx, `SELECT failures, locked_until FROM attempts WHERE subject = $1`, subject).
-		Scan(&a.Failures, &locked)
+	err = q.ex.QueryRowContext(ctx, `SELECT failures, locked_until FROM attempts WHERE subject = $1 AND keep_until > $2`,
+		subject, micros(now)).Scan(&a.Failures, &locked)
 	if err == sql.ErrNoRows {
 		return &a, nil
 	}
@@ -273,27 +282,46 @@ func (q *queries) Attempt(ctx context.Context, subject string) (_ *payd.Attempt,
 	return &a, err
 }
 
-// AddFailure counts a failure in one statement and returns the new count.
-// A row kept past keepUntil starts again from one.
-func (q *queries) AddFailure(ctx context.Context, subject string, now, keepUntil time.Time) (n int, err error) {
-	defer fail(&err, "attempt", "store.AddFailure")
-	err = q.ex.QueryRowContext(ctx, `INSERT INTO attempts (subject, failures, locked_until, keep_until)
-		VALUES ($1, 1, NULL, $3)
-		ON CONFLICT (subject) DO UPDATE SET
-			failures = CASE WHEN attempts.keep_until <= $2 THEN 1 ELSE attempts.failures + 1 END,
-			locked_until = CASE WHEN attempts.keep_until <= $2 THEN NULL ELSE attempts.locked_until END,
-			keep_until = $3
-		RETURNING failures`, subject, micros(now), micros(keepUntil)).Scan(&n)
-	return n, err
-}
-
-// LockAttempt locks the subject until until.
-func (q *queries) LockAttempt(ctx context.Context, subject string, until time.Time) (err error) {
-	defer fail(&err, "attempt", "store.LockAttempt")
-	_, err = q.ex.ExecContext(ctx, `UPDATE attempts SET locked_until = $2,
-			keep_until = CASE WHEN keep_until < $2 THEN $2 ELSE keep_until END
-		WHERE subject = $1`, subject, micros(until))
-	return err
+// TryAttempt reserves a try of the subject: the row is made if absent and
+// then read under a row lock (FOR UPDATE on PostgreSQL; SQLite's one
+// writer holds the whole database), so the count and the lock it starts
+// are one decision no concurrent try can slip between.
+func (q *queries) TryAttempt(ctx context.Context, subject string, now, keepUntil time.Time, lock func(int) time.Duration) (_ *payd.Attempt, ok bool, err error) {
+	defer fail(&err, "attempt", "store.TryAttempt")
+	if _, err = q.ex.ExecContext(ctx, `INSERT INTO attempts (subject, failures, locked_until, keep_until)
+		VALUES ($1, 0, NULL, $2) ON CONFLICT (subject) DO NOTHING`, subject, micros(keepUntil)); err != nil {
+		return nil, false, err
+	}
+	forUpdate := ""
+	if q.dialect == "postgres" {
+		forUpdate = " FOR UPDATE"
+	}
+	a := payd.Attempt{Subject: subject}
+	var locked sql.NullInt64
+	var keep int64
+	if err = q.ex.QueryRowContext(ctx, `SELECT failures, locked_until, keep_until FROM attempts WHERE subject = $1`+forUpdate,
+		subject).Scan(&a.Failures, &locked, &keep); err != nil {
+		return nil, false, err
+	}
+	a.LockedUntil = fromNullMicros(locked)
+	if fromMicros(keep).After(now) {
+		if a.Locked(now) > 0 {
+			return &a, false, nil
+		}
+	} else {
+		a.Failures, a.LockedUntil = 0, nil
+	}
+	a.Failures++
+	if d := lock(a.Failures); d > 0 {
+		until := now.Add(d)
+		a.LockedUntil = &until
+		if until.After(keepUntil) {
+			keepUntil = until
+		}
+	}
+	_, err = q.ex.ExecContext(ctx, `UPDATE attempts SET failures = $2, locked_until = $3, keep_until = $4 WHERE subject = $1`,
+		subject, a.Failures, nullMicros(a.LockedUntil), micros(keepUntil))
+	return &a, err == nil, err
 }
 
 // ClearAttempts forgets the subject's count.
@@ -301,6 +329,32 @@ func (q *queries) ClearAttempts(ctx context.Context, subject string) (err error)
 	defer fail(&err, "attempt", "store.ClearAttempts")
 	_, err = q.ex.ExecContext(ctx, `DELETE FROM attempts WHERE subject = $1`, subject)
 	return err
+}
+
+// DeleteExpiredAccountRows sweeps ended sessions, sign-ups a day past
+// their end and failure counts past their keep.
+func (q *queries) DeleteExpiredAccountRows(ctx context.Context, now time.Time) (_ int, err error) {
+	defer fail(&err, "account rows", "store.DeleteExpiredAccountRows")
+	total := 0
+	for _, del := range []struct {
+		query string
+		at    time.Time
+	}{
+		{`DELETE FROM sessions WHERE expires_at <= $1 OR last_seen_at <= $2`, now},
+		{`DELETE FROM signups WHERE expires_at <= $1`, now.Add(-payd.VerificationTTL)},
+		{`DELETE FROM attempts WHERE keep_until <= $1`, now},
+	} {
+		args := []any{micros(del.at)}
+		if strings.Contains(del.query, "$2") {
+			args = append(args, micros(now.Add(-payd.SessionIdle)))
+		}
+		n, err := count(q.ex.ExecContext(ctx, del.query, args...))
+		if err != nil {
+			return total, err
+		}
+		total += n
+	}
+	return total, nil
 }
 
 // CountEmails counts the emails of the given kinds to the address since then.
@@ -404,22 +458,8 @@ func (db *DB) MembershipsByUser(ctx context.Context, userID string) ([]*payd.Mem
 }
 
 // Attempt: see payd.AccountStore.
-func (db *DB) Attempt(ctx context.Context, subject string) (*payd.Attempt, error) {
-	return db.reader(ctx).Attempt(ctx, subject)
-}
-
-// AddFailure: see payd.AccountStore.
-func (db *DB) AddFailure(ctx context.Context, subject string, now, keepUntil time.Time) (v int, err error) {
-	err = db.write(ctx, func(ctx context.Context, q *queries) error {
-		v, err = q.AddFailure(ctx, subject, now, keepUntil)
-		return err
-	})
-	return v, err
-}
-
-// LockAttempt: see payd.AccountStore.
-func (db *DB) LockAttempt(ctx context.Context, subject string, until time.Time) error {
-	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.LockAttempt(ctx, subject, until) })
+func (db *DB) Attempt(ctx context.Context, subject string, now time.Time) (*payd.Attempt, error) {
+	return db.reader(ctx).Attempt(ctx, subject, now)
 }
 
 // ClearAttempts: see payd.AccountStore.
@@ -440,4 +480,27 @@ func (db *DB) RememberDevice(ctx context.Context, userID, deviceHash string, now
 // KnownDevice: see payd.AccountStore.
 func (db *DB) KnownDevice(ctx context.Context, userID, deviceHash string) (bool, error) {
 	return db.reader(ctx).KnownDevice(ctx, userID, deviceHash)
+}
+
+// TouchSession: see payd.AccountStore.
+func (db *DB) TouchSession(ctx context.Context, id string, lastSeen time.Time, businessID string) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.TouchSession(ctx, id, lastSeen, businessID) })
+}
+
+// TryAttempt: see payd.AccountStore.
+func (db *DB) TryAttempt(ctx context.Context, subject string, now, keepUntil time.Time, lock func(int) time.Duration) (a *payd.Attempt, ok bool, err error) {
+	err = db.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		a, ok, err = q.TryAttempt(ctx, subject, now, keepUntil, lock)
+		return err
+	})
+	return a, ok, err
+}
+
+// DeleteExpiredAccountRows: see payd.AccountStore.
+func (db *DB) DeleteExpiredAccountRows(ctx context.Context, now time.Time) (n int, err error) {
+	err = db.write(ctx, func(ctx context.Context, q *queries) error {
+		n, err = q.DeleteExpiredAccountRows(ctx, now)
+		return err
+	})
+	return n, err
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"net/url"
+	"net"
 
 	"payd"
 	"payd/api"
@@ -35,23 +35,27 @@ func accountOptions(o *api.Options, cfg *Config, st payd.Store, clk clock.Clock,
 		if err != nil {
 			return usagef("--challenge: %v", err)
 		}
-		if o.Challenger, err = challenge.New(c, challenge.Options{Clock: clk, Hostname: publicHost(o.PublicURL), Logger: log}); err != nil {
+		if o.Challenger, err = challenge.New(c, challenge.Options{Clock: clk, Hostname: api.PublicHost(o.PublicURL), Logger: log}); err != nil {
 			return fmt.Errorf("--challenge: %w", err)
 		}
 		log.Info("bot check", slog.String("challenge", c.String()))
 	}
 	o.Letters = mail.NewLetters()
 	o.Mail = mailing
-	o.EnforceHost = true
+	// Only a public URL the operator named, or a specific address payd
+	// listens on, is one clients use: a wildcard bind (:8080, 0.0.0.0)
+	// without --public-url has none to check Host against.
+	o.EnforceHost = cfg.PublicURL != "" || !wildcardURL(o.PublicURL)
+	if !o.EnforceHost {
+		log.Warn("listening on every address without --public-url: Host is not checked (edge_forbidden) and links name the listening address; set --public-url")
+	}
 	return nil
 }
 
-// publicHost is the host name of the public URL, which a bot-check answer
-// must name.
-func publicHost(public string) string {
-	u, err := url.Parse(public)
-	if err != nil {
-		return ""
-	}
-	return u.Hostname()
+// wildcardURL reports whether a URL's host is an unspecified address
+// (0.0.0.0, ::), as the default public URL of a wildcard bind is.
+func wildcardURL(u string) bool {
+	h := api.PublicHost(u)
+	ip := net.ParseIP(h)
+	return h == "" || ip != nil && ip.IsUnspecified()
 }

@@ -136,7 +136,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 }
 
 // withPages serves the hosted checkout pages (/l/, /p/, /static/) beside
-// the API, which answers every other path.
+// the API, which answers every other path, all behind the Host check
+// (edge_forbidden).
 func withPages(srv *api.Server, clk clock.Clock, log *slog.Logger) (http.Handler, error) {
 	pages, err := web.New(web.Options{API: srv, APIBase: api.BasePath, Clock: clk, Log: log})
 	if err != nil {
@@ -145,7 +146,7 @@ func withPages(srv *api.Server, clk clock.Clock, log *slog.Logger) (http.Handler
 	mux := http.NewServeMux()
 	mux.Handle("/", srv)
 	pages.Mount(mux)
-	return mux, nil
+	return srv.Edge(mux), nil
 }
 
 // warnUnpayable says at start when no network can be paid on: without

@@ -37,13 +37,16 @@ CREATE TABLE signups (
     code_hash     TEXT    NOT NULL,
     code_sent_at  BIGINT  NOT NULL,
     codes_sent    INTEGER NOT NULL,
-    tries         INTEGER NOT NULL,
+    -- the address already had an account: its code is never sent, the
+    -- account_exists email goes instead, and every answer is the same
+    exists_already BOOLEAN NOT NULL,
     status        TEXT    NOT NULL,
     version       INTEGER NOT NULL,
     created_at    BIGINT  NOT NULL,
     expires_at    BIGINT  NOT NULL
 );
 CREATE INDEX signups_email_key ON signups (email_key, created_at);
+CREATE INDEX signups_expires_at ON signups (expires_at);
 
 CREATE TABLE sessions (
     id                TEXT   NOT NULL PRIMARY KEY,
@@ -62,6 +65,8 @@ CREATE TABLE sessions (
     expires_at        BIGINT NOT NULL
 );
 CREATE INDEX sessions_user_id ON sessions (user_id, created_at);
+-- the sweep of ended sessions
+CREATE INDEX sessions_expires_at ON sessions (expires_at);
 
 CREATE TABLE memberships (
     business_id TEXT   NOT NULL REFERENCES businesses (id),
@@ -81,8 +86,8 @@ CREATE TABLE known_devices (
     PRIMARY KEY (user_id, device_hash)
 );
 
--- Failure counts of spec 8.3, one row a subject (pw:EMAIL, pwdev:HASH,
--- cur:SESSION, totp:USER, code:EMAIL:DAY).
+-- Failure counts of spec 8.3, one row a subject (pw:EMAIL,
+-- pwdev:USER:HASH, cur:SESSION, code:SIGNUP:N, signup:EMAIL:DAY, …).
 CREATE TABLE attempts (
     subject      TEXT    NOT NULL PRIMARY KEY,
     failures     INTEGER NOT NULL,

@@ -59,7 +59,7 @@ func testAccount(t *testing.T, b *bundle) {
 			t.Fatalf("PendingSignup = %+v, want the second", got)
 		}
 		wantCode(t, st.SaveSignup(ctx, first), payd.ErrConflict) // replaced: its version moved on
-		got.Tries, got.Status = 3, payd.SignupDone
+		got.Status = payd.SignupDone
 		must(t, st.SaveSignup(ctx, got))
 		_, err = st.PendingSignup(ctx, "ada@example.com")
 		wantCode(t, err, payd.ErrNotFound)
@@ -79,8 +79,10 @@ func testAccount(t *testing.T, b *bundle) {
 			t.Fatalf("SessionByToken = %+v", got)
 		}
 		setup := t0.Add(time.Minute)
-		got.BusinessID, got.LastSeenAt, got.TOTPSetupSecret, got.TOTPSetupAt = biz.ID, setup, "SECRET", &setup
+		got.TOTPSetupSecret, got.TOTPSetupAt = "SECRET", &setup
 		must(t, st.SaveSession(ctx, got))
+		// A touch writes the last use and business only: the setup stays.
+		must(t, st.TouchSession(ctx, got.ID, setup, biz.ID))
 		all, err := st.SessionsByUser(ctx, u.ID)
 		must(t, err)
 		if len(all) != 2 || all[0].ID != s2.ID || all[1].BusinessID != biz.ID || all[1].TOTPSetupSecret != "SECRET" {
@@ -122,44 +124,83 @@ func testAccount(t *testing.T, b *bundle) {
 	})
 	t.Run("Attempts", func(t *testing.T) {
 		ctx, st := b.setup(t)
-		a, err := st.Attempt(ctx, "pw:ada@example.com")
+		a, err := st.Attempt(ctx, "pw:ada@example.com", t0)
 		must(t, err)
 		if a.Failures != 0 || a.Locked(t0) != 0 {
 			t.Fatalf("fresh Attempt = %+v", a)
 		}
 		keep := t0.Add(24 * time.Hour)
 		for i := 1; i <= 5; i++ {
-			n, err := st.AddFailure(ctx, "pw:ada@example.com", t0, keep)
+			a, ok, err := st.TryAttempt(ctx, "pw:ada@example.com", t0, keep, payd.PasswordLock)
 			must(t, err)
-			if n != i {
-				t.Fatalf("failure %d counted as %d", i, n)
+			if !ok || a.Failures != i {
+				t.Fatalf("try %d: %+v, %v", i, a, ok)
 			}
 		}
-		must(t, st.LockAttempt(ctx, "pw:ada@example.com", t0.Add(time.Minute)))
-		a, err = st.Attempt(ctx, "pw:ada@example.com")
+		// The fifth started the lock in the same step: the sixth is refused
+		// and not counted.
+		a, ok, err := st.TryAttempt(ctx, "pw:ada@example.com", t0, keep, payd.PasswordLock)
+		must(t, err)
+		if ok || a.Failures != 5 || a.Locked(t0) != time.Minute {
+			t.Fatalf("try during the lock: %+v, %v", a, ok)
+		}
+		a, err = st.Attempt(ctx, "pw:ada@example.com", t0)
 		must(t, err)
 		if a.Failures != 5 || a.Locked(t0) != time.Minute {
 			t.Fatalf("Attempt = %+v", a)
 		}
-		// Past keep_until the count starts again.
-		n, err := st.AddFailure(ctx, "pw:ada@example.com", keep, keep.Add(time.Hour))
-		must(t, err)
-		if n != 1 {
-			t.Fatalf("count after keep_until = %d, want 1", n)
+		// After the lock, tries count again.
+		a, ok, _ = st.TryAttempt(ctx, "pw:ada@example.com", t0.Add(time.Minute), keep, payd.PasswordLock)
+		if !ok || a.Failures != 6 {
+			t.Fatalf("try after the lock: %+v, %v", a, ok)
 		}
-		// Concurrent failures are all counted.
-		_, errs := parallel(8, func(int) (int, error) { return st.AddFailure(ctx, "totp:usr_1", t0, keep) })
-		for _, err := range errs {
+		// Past keep_until the count is gone and starts again.
+		if a, _ := st.Attempt(ctx, "pw:ada@example.com", keep); a.Failures != 0 {
+			t.Fatalf("Attempt past keep = %+v", a)
+		}
+		a, ok, _ = st.TryAttempt(ctx, "pw:ada@example.com", keep, keep.Add(time.Hour), payd.PasswordLock)
+		if !ok || a.Failures != 1 {
+			t.Fatalf("try past keep = %+v, %v", a, ok)
+		}
+		// Concurrent tries never get past a lock: of 12 racing tries at a
+		// fresh subject exactly 5 are let through.
+		got, errs := parallel(12, func(int) (bool, error) {
+			_, ok, err := st.TryAttempt(ctx, "totp:usr_1", t0, keep, payd.CodeLock)
+			return ok, err
+		})
+		through := 0
+		for i, err := range errs {
 			must(t, err)
+			if got[i] {
+				through++
+			}
 		}
-		a, _ = st.Attempt(ctx, "totp:usr_1")
-		if a.Failures != 8 {
-			t.Fatalf("8 concurrent failures counted as %d", a.Failures)
+		if through != 5 {
+			t.Fatalf("%d of 12 concurrent tries got through, want 5", through)
 		}
 		must(t, st.ClearAttempts(ctx, "totp:usr_1"))
-		a, _ = st.Attempt(ctx, "totp:usr_1")
-		if a.Failures != 0 {
+		if a, _ := st.Attempt(ctx, "totp:usr_1", t0); a.Failures != 0 {
 			t.Fatalf("after ClearAttempts: %+v", a)
+		}
+	})
+	t.Run("Sweep", func(t *testing.T) {
+		ctx, st := b.setup(t)
+		u, _ := payd.NewUser("ada@example.com", "Ada", "", t0)
+		must(t, st.CreateUser(ctx, u))
+		_, old := payd.NewSession(u.ID, "password", "", "", t0)
+		_, fresh := payd.NewSession(u.ID, "password", "", "", t0.Add(payd.SessionIdle))
+		must(t, st.CreateSession(ctx, old))
+		must(t, st.CreateSession(ctx, fresh))
+		_, _, err := st.TryAttempt(ctx, "pw:x", t0, t0.Add(time.Hour), payd.PasswordLock)
+		must(t, err)
+		n, err := st.DeleteExpiredAccountRows(ctx, t0.Add(payd.SessionIdle+time.Second))
+		must(t, err)
+		if n != 2 {
+			t.Fatalf("swept %d rows, want the idle session and the kept count", n)
+		}
+		all, _ := st.SessionsByUser(ctx, u.ID)
+		if len(all) != 1 || all[0].ID != fresh.ID {
+			t.Fatalf("sessions after the sweep: %+v", all)
 		}
 	})
 	t.Run("CountEmails", func(t *testing.T) {
