@@ -45,8 +45,8 @@ type access struct {
 	// keys and team routes are for the roles that manage API keys or the
 	// team (payd.MemberRole.ManagesKeys, ManagesTeam).
 	keys, team bool
-	area  payd.Area
-	level payd.Access
+	area       payd.Area
+	level      payd.Access
 }
 
 // idemMode is how a POST route treats Idempotency-Key (spec 4.8).
