@@ -149,7 +149,8 @@ type RecoveryStore interface {
 	// SaveEmailChange writes c if it is still at c.Version, then counts
 	// the version up; conflict otherwise.
 	SaveEmailChange(ctx context.Context, c *EmailChange) error
-	// EndEmailChanges marks the user's pending changes replaced.
+	// EndEmailChanges marks the user's pending and done changes replaced:
+	// after an undo, no other change's code or undo link works.
 	EndEmailChanges(ctx context.Context, userID string) error
 	// CountEmailChanges counts the user's changes started since then and
 	// those finished (alerted) since then.

@@ -79,7 +79,8 @@ func scanChange(row rowScanner) (*payd.EmailChange, error) {
 // CreateEmailChange stores an email change, replacing the user's pending ones.
 func (q *queries) CreateEmailChange(ctx context.Context, c *payd.EmailChange) (err error) {
 	defer fail(&err, "email change", "store.CreateEmailChange(%s)", c.ID)
-	if err = q.EndEmailChanges(ctx, c.UserID); err != nil {
+	if _, err = q.ex.ExecContext(ctx, `UPDATE email_changes SET status = $2, version = version + 1
+		WHERE user_id = $1 AND status = $3`, c.UserID, string(payd.EmailChangeReplaced), string(payd.EmailChangePending)); err != nil {
 		return err
 	}
 	_, err = q.ex.ExecContext(ctx, `INSERT INTO email_changes (`+changeColumns+`)
@@ -90,11 +91,13 @@ func (q *queries) CreateEmailChange(ctx context.Context, c *payd.EmailChange) (e
 	return err
 }
 
-// EndEmailChanges marks the user's pending changes replaced.
+// EndEmailChanges marks the user's pending and done changes replaced,
+// which voids the undo links of the done ones.
 func (q *queries) EndEmailChanges(ctx context.Context, userID string) (err error) {
 	defer fail(&err, "email change", "store.EndEmailChanges(%s)", userID)
 	_, err = q.ex.ExecContext(ctx, `UPDATE email_changes SET status = $2, version = version + 1
-		WHERE user_id = $1 AND status = $3`, userID, string(payd.EmailChangeReplaced), string(payd.EmailChangePending))
+		WHERE user_id = $1 AND status IN ($3, $4)`, userID, string(payd.EmailChangeReplaced),
+		string(payd.EmailChangePending), string(payd.EmailChangeDone))
 	return err
 }
 

@@ -82,9 +82,16 @@ func testRecovery(t *testing.T, b *bundle) {
 
 		third := mk(t0.Add(3*time.Minute), "ada@three.example")
 		must(t, st.CreateEmailChange(ctx, third))
+		if back, _ = st.EmailChangeByUndo(ctx, "undo"); back.Status != payd.EmailChangeDone {
+			t.Fatalf("a new change touched a done one: %+v", back)
+		}
+		// Ending them replaces the pending change and voids the done one's undo link.
 		must(t, st.EndEmailChanges(ctx, u.ID))
 		_, err = st.PendingEmailChange(ctx, u.ID)
 		wantCode(t, err, payd.ErrNotFound)
+		if back, _ = st.EmailChangeByUndo(ctx, "undo"); back.Status != payd.EmailChangeReplaced {
+			t.Fatalf("after EndEmailChanges the done change is %+v", back)
+		}
 		started, alerted, err := st.CountEmailChanges(ctx, u.ID, t0.Add(time.Minute))
 		must(t, err)
 		if started != 2 || alerted != 1 {
