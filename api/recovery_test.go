@@ -37,8 +37,8 @@ func (b *bundle) lastLink(t *testing.T, to, kind string) string {
 	return ""
 }
 
-// count counts the emails of kind to the address.
-func count(kinds []string, kind string) int {
+// countKind counts the emails of kind to the address.
+func countKind(kinds []string, kind string) int {
 	n := 0
 	for _, k := range kinds {
 		if k == kind {
@@ -75,7 +75,7 @@ func (br *browser) confirmReset(token, password string, status int, code ...stri
 	return r
 }
 
-const newPassword = "purple giraffe umbrella"
+const nextPassword = "purple giraffe umbrella"
 
 func TestPasswordReset(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -114,7 +114,7 @@ func TestPasswordReset(t *testing.T) {
 		anon.askReset("ada@example.com", http.StatusAccepted)
 		third := b.lastLink(t, "ada@example.com", payd.EmailPasswordReset)
 		anon.askReset("ada@example.com", http.StatusAccepted)
-		if n := count(b.emails(t, "ada@example.com"), payd.EmailPasswordReset); n != 3 {
+		if n := countKind(b.emails(t, "ada@example.com"), payd.EmailPasswordReset); n != 3 {
 			t.Fatalf("%d reset links sent in an hour, want 3", n)
 		}
 		if b.lastLink(t, "ada@example.com", payd.EmailPasswordReset) != third {
@@ -149,17 +149,17 @@ func TestPasswordReset(t *testing.T) {
 			t.Fatal(err)
 		}
 		anon.signIn("ada@example.com", testPassword, http.StatusTooManyRequests, payd.ErrTooManyAttempts)
-		r = anon.confirmReset(third, newPassword, http.StatusOK)
+		r = anon.confirmReset(third, nextPassword, http.StatusOK)
 		if d := r.json(t)["data"].(map[string]any); d["email"] != "ada@example.com" || d["has_password"] != true {
 			t.Fatalf("confirm = %s", r.body)
 		}
 		// Every session ended; the link is used; the new password signs in.
 		br.call(request{method: "GET", path: "/me"}, http.StatusUnauthorized, payd.ErrUnauthenticated)
 		other.call(request{method: "GET", path: "/me"}, http.StatusUnauthorized, payd.ErrUnauthenticated)
-		anon.confirmReset(third, newPassword, http.StatusBadRequest, payd.ErrInvalidToken)
+		anon.confirmReset(third, nextPassword, http.StatusBadRequest, payd.ErrInvalidToken)
 		anon.checkReset(third, http.StatusBadRequest, payd.ErrInvalidToken)
 		anon.signIn("ada@example.com", testPassword, http.StatusBadRequest, payd.ErrInvalidCredentials)
-		anon.signIn("ada@example.com", newPassword, http.StatusCreated)
+		anon.signIn("ada@example.com", nextPassword, http.StatusCreated)
 
 		// A link works an hour.
 		b.clock.Advance(2 * time.Hour)
@@ -190,16 +190,16 @@ func TestChangePassword(t *testing.T) {
 			return br.call(request{method: "POST", path: "/me/password",
 				body: fmt.Sprintf(`{"current_password":%q,"password":%q}`, current, password)}, status, code...)
 		}
-		r := br.do(request{method: "POST", path: "/me/password", body: fmt.Sprintf(`{"current_password":"wrong one","password":%q}`, newPassword)})
+		r := br.do(request{method: "POST", path: "/me/password", body: fmt.Sprintf(`{"current_password":"wrong one","password":%q}`, nextPassword)})
 		if code, field := r.errorCode(t); code != payd.ErrInvalidCredentials || field != "current_password" {
 			t.Fatalf("wrong current password: %d %s", r.status, r.body)
 		}
 		change(testPassword, "password1", http.StatusBadRequest, payd.ErrWeakPassword)
-		change(testPassword, newPassword, http.StatusOK)
+		change(testPassword, nextPassword, http.StatusOK)
 		// The other sessions end; this one stays.
 		other.call(request{method: "GET", path: "/me"}, http.StatusUnauthorized, payd.ErrUnauthenticated)
 		br.call(request{method: "GET", path: "/me"}, http.StatusOK)
-		other.signIn("ada@example.com", newPassword, http.StatusCreated)
+		other.signIn("ada@example.com", nextPassword, http.StatusCreated)
 		// Wrong current passwords lock per session (spec 8.3).
 		for range 4 {
 			change("wrong one", "another long password", http.StatusBadRequest, payd.ErrInvalidCredentials)
@@ -208,22 +208,33 @@ func TestChangePassword(t *testing.T) {
 		if code, _ := r.errorCode(t); code != payd.ErrInvalidCredentials {
 			t.Fatalf("5th wrong: %d %s", r.status, r.body)
 		}
-		r = br.do(request{method: "POST", path: "/me/password", body: fmt.Sprintf(`{"current_password":%q,"password":"another long password"}`, newPassword)})
+		r = br.do(request{method: "POST", path: "/me/password", body: fmt.Sprintf(`{"current_password":%q,"password":"another long password"}`, nextPassword)})
 		if code, _ := r.errorCode(t); code != payd.ErrTooManyAttempts || r.header.Get("Retry-After") != "60" {
 			t.Fatalf("after 5 wrong: %d %s Retry-After %q", r.status, r.body, r.header.Get("Retry-After"))
 		}
 		// A sensitive change: the proof lapses after 15 minutes.
 		b.clock.Advance(payd.ProofTTL + time.Minute)
-		change(newPassword, "another long password", http.StatusForbidden, payd.ErrStepUpRequired)
+		change(nextPassword, "another long password", http.StatusForbidden, payd.ErrStepUpRequired)
 		// A disabled password proves nothing.
-		other.call(request{method: "POST", path: "/sessions/current/step-up", body: fmt.Sprintf(`{"password":%q}`, newPassword)}, http.StatusOK)
+		other.call(request{method: "POST", path: "/sessions/current/step-up", body: fmt.Sprintf(`{"password":%q}`, nextPassword)}, http.StatusOK)
 		u, _ := db.UserByEmail(t.Context(), "ada@example.com")
 		u.PasswordDisabled = true
 		if err := db.SaveUser(t.Context(), u); err != nil {
 			t.Fatal(err)
 		}
-		other.call(request{method: "POST", path: "/me/password", body: fmt.Sprintf(`{"current_password":%q,"password":"another long password"}`, newPassword)},
+		other.call(request{method: "POST", path: "/me/password", body: fmt.Sprintf(`{"current_password":%q,"password":"another long password"}`, nextPassword)},
 			http.StatusForbidden, payd.ErrPasswordResetRequired)
+		// An undone email change holds new passwords back, here too.
+		hold := b.clock.Now().Add(time.Hour)
+		u, _ = db.UserByEmail(t.Context(), "ada@example.com")
+		u.ResetHoldUntil = &hold
+		if err := db.SaveUser(t.Context(), u); err != nil {
+			t.Fatal(err)
+		}
+		r = other.do(request{method: "POST", path: "/me/password", body: fmt.Sprintf(`{"current_password":%q,"password":"another long password"}`, nextPassword)})
+		if code, _ := r.errorCode(t); code != payd.ErrResetOnHold || r.header.Get("Retry-After") == "" {
+			t.Fatalf("on hold: %d %s", r.status, r.body)
+		}
 
 		// A passkey-only account sets its first password with step-up alone.
 		pk := newBrowser(t, b)
@@ -231,10 +242,10 @@ func TestChangePassword(t *testing.T) {
 			body: `{"email":"cy@example.com","name":"Cy"}`}, http.StatusAccepted)
 		pk.call(request{method: "POST", path: "/accounts/verify", body: fmt.Sprintf(`{"email":"cy@example.com","code":%q}`, b.lastCode(t, "cy@example.com"))},
 			http.StatusCreated)
-		me := pk.call(request{method: "POST", path: "/me/password", body: fmt.Sprintf(`{"password":%q}`, newPassword)}, http.StatusOK)
+		me := pk.call(request{method: "POST", path: "/me/password", body: fmt.Sprintf(`{"password":%q}`, nextPassword)}, http.StatusOK)
 		if me["data"].(map[string]any)["has_password"] != true {
 			t.Fatalf("first password: %v", me)
 		}
-		newBrowser(t, b).signIn("cy@example.com", newPassword, http.StatusCreated)
+		newBrowser(t, b).signIn("cy@example.com", nextPassword, http.StatusCreated)
 	})
 }
