@@ -191,8 +191,11 @@ func TestEmailChangeAlerts(t *testing.T) {
 		br.resendChange(http.StatusAccepted)
 		br.verifyChange(b.lastCode(t, "a4@example.com"), http.StatusOK)
 
-		// Undoing one change voids the other changes' undo links.
+		// An old address that has become another account's cannot come back.
 		anon := newBrowser(t, b)
+		newBrowser(t, b).signUp("a3@example.com")
+		anon.undoChange(b.lastLink(t, "a3@example.com", payd.EmailChangeAlert), http.StatusConflict, payd.ErrEmailTaken)
+		// Undoing one change voids the other changes' undo links.
 		anon.undoChange(b.lastLink(t, "a2@example.com", payd.EmailChangeAlert), http.StatusOK)
 		anon.undoChange(b.lastLink(t, "a3@example.com", payd.EmailChangeAlert), http.StatusBadRequest, payd.ErrInvalidToken)
 		u, err := db.UserByEmail(t.Context(), "a2@example.com")
