@@ -152,6 +152,9 @@ type RecoveryStore interface {
 	// EndEmailChanges marks the user's pending and done changes replaced:
 	// after an undo, no other change's code or undo link works.
 	EndEmailChanges(ctx context.Context, userID string) error
+	// ClearDeviceAttempts forgets the failed-password counts of every
+	// browser of the user (a reset clears them, spec 8.3).
+	ClearDeviceAttempts(ctx context.Context, userID string) error
 	// CountEmailChanges counts the user's changes started since then and
 	// those finished (alerted) since then.
 	CountEmailChanges(ctx context.Context, userID string, since time.Time) (started, alerted int, err error)

@@ -148,7 +148,15 @@ func TestPasswordReset(t *testing.T) {
 		if err := db.LockAttempt(t.Context(), "pw:ada@example.com", now.Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
+		device := "pwdev:" + u.ID + ":" + payd.SecretHash(br.cookie(deviceCookie))
+		if _, err := db.AddFailure(t.Context(), device, now, now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.LockAttempt(t.Context(), device, now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
 		anon.signIn("ada@example.com", testPassword, http.StatusTooManyRequests, payd.ErrTooManyAttempts)
+		br.signIn("ada@example.com", testPassword, http.StatusTooManyRequests, payd.ErrTooManyAttempts)
 		r = anon.confirmReset(third, nextPassword, http.StatusOK)
 		if d := r.json(t)["data"].(map[string]any); d["email"] != "ada@example.com" || d["has_password"] != true {
 			t.Fatalf("confirm = %s", r.body)
@@ -160,6 +168,7 @@ func TestPasswordReset(t *testing.T) {
 		anon.checkReset(third, http.StatusBadRequest, payd.ErrInvalidToken)
 		anon.signIn("ada@example.com", testPassword, http.StatusBadRequest, payd.ErrInvalidCredentials)
 		anon.signIn("ada@example.com", nextPassword, http.StatusCreated)
+		br.signIn("ada@example.com", nextPassword, http.StatusCreated) // its browser's lock is gone too
 
 		// A link works an hour.
 		b.clock.Advance(2 * time.Hour)

@@ -131,10 +131,10 @@ type resetConfirmRequest struct {
 }
 
 // confirmPasswordReset spends a reset link on a new password: the
-// password works again (PasswordDisabled cleared, the address's failure
-// count forgotten), every session of the account ends, and the link is
-// used. It signs nobody in: two-step sign-in must not be skipped by a
-// link from a mailbox.
+// password works again (PasswordDisabled cleared, the failure counts of
+// the address and of the account's browsers forgotten), every session of
+// the account ends, and the link is used. It signs nobody in: two-step
+// sign-in must not be skipped by a link from a mailbox.
 func (s *Server) confirmPasswordReset(w http.ResponseWriter, r *http.Request) error {
 	var req resetConfirmRequest
 	if err := decode(r, &req); err != nil {
@@ -163,6 +163,9 @@ func (s *Server) confirmPasswordReset(w http.ResponseWriter, r *http.Request) er
 			return err
 		}
 		if err := q.ClearAttempts(ctx, "pw:"+payd.EmailKey(cur.Email)); err != nil {
+			return err
+		}
+		if err := q.ClearDeviceAttempts(ctx, cur.ID); err != nil {
 			return err
 		}
 		_, err = q.DeleteSessions(ctx, cur.ID, "")

@@ -143,6 +143,21 @@ func (q *queries) CountEmailChanges(ctx context.Context, userID string, since ti
 	return started, alerted, err
 }
 
+// ClearDeviceAttempts deletes the user's per-browser counts, the subjects
+// pwdev:USER:HASH (api's passwordLockOf). The prefix is compared with
+// substr, not LIKE, whose wildcards include the ids' underscore.
+func (q *queries) ClearDeviceAttempts(ctx context.Context, userID string) (err error) {
+	defer fail(&err, "attempt", "store.ClearDeviceAttempts(%s)", userID)
+	prefix := "pwdev:" + userID + ":"
+	_, err = q.ex.ExecContext(ctx, `DELETE FROM attempts WHERE substr(subject, 1, $2) = $1`, prefix, len(prefix))
+	return err
+}
+
+// ClearDeviceAttempts: see payd.RecoveryStore.
+func (db *DB) ClearDeviceAttempts(ctx context.Context, userID string) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.ClearDeviceAttempts(ctx, userID) })
+}
+
 // CreatePasswordReset: see payd.RecoveryStore.
 func (db *DB) CreatePasswordReset(ctx context.Context, p *payd.PasswordReset) error {
 	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.CreatePasswordReset(ctx, p) })

@@ -47,6 +47,23 @@ func testRecovery(t *testing.T, b *bundle) {
 		_, err = st.PasswordResetByToken(ctx, payd.SecretHash("nope"))
 		wantCode(t, err, payd.ErrNotFound)
 	})
+	t.Run("ClearDeviceAttempts", func(t *testing.T) {
+		ctx, st := b.setup(t)
+		keep := t0.Add(time.Hour)
+		subjects := []string{"pwdev:usr_a1:h1", "pwdev:usr_a1:h2", "pwdev:usr_a10:h1", "pwdev:usrXa1:h1", "pw:usr_a1"}
+		for _, sub := range subjects {
+			_, err := st.AddFailure(ctx, sub, t0, keep)
+			must(t, err)
+		}
+		must(t, st.ClearDeviceAttempts(ctx, "usr_a1"))
+		for i, sub := range subjects {
+			a, err := st.Attempt(ctx, sub)
+			must(t, err)
+			if want := map[bool]int{true: 0, false: 1}[i < 2]; a.Failures != want {
+				t.Fatalf("%s has %d failures after ClearDeviceAttempts, want %d", sub, a.Failures, want)
+			}
+		}
+	})
 	t.Run("EmailChange", func(t *testing.T) {
 		ctx, st := b.setup(t)
 		u, _ := payd.NewUser("ada@example.com", "Ada", "phc", t0)
