@@ -479,4 +479,11 @@ type Letters interface {
 	// AccountExists answers a sign-up for an address that already has an
 	// account, so the sign-up form never tells whether one exists.
 	AccountExists(to, signInURL string, now time.Time) (*Email, error)
+	// PasswordReset carries the link that sets a new password (ResetTTL).
+	PasswordReset(to, link string, now time.Time) (*Email, error)
+	// EmailChangeCode carries the code that confirms a new address.
+	EmailChangeCode(to, code string, now time.Time) (*Email, error)
+	// EmailChangeAlert tells the old address of a changed account, with
+	// the link that undoes the change.
+	EmailChangeAlert(to, newEmail, undoLink string, now time.Time) (*Email, error)
 }

@@ -28,6 +28,7 @@ type Queries interface {
 	ChallengeTokenStore
 	EmailStore
 	AccountStore
+	RecoveryStore
 	PasskeyStore
 	WebAuthnChallengeStore
 }

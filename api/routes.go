@@ -146,6 +146,15 @@ func (s *Server) routeTable() []route {
 		{method: "DELETE", path: "/sessions/{id}", h: s.deleteSession, access: signedIn},
 		{method: "POST", path: "/sessions/current/step-up", h: s.stepUp, access: signedIn, idem: idemIgnored, limit: "proofs"},
 		{method: "GET", path: "/me", h: s.getMe, access: signedIn},
+		// Recovery (docs/accounts.md "Recovery").
+		{method: "POST", path: "/password-resets", h: s.createPasswordReset, access: public, idem: idemIgnored, limit: "password_resets"},
+		{method: "POST", path: "/password-resets/check", h: s.checkPasswordReset, access: public, idem: idemIgnored, limit: "account_links"},
+		{method: "POST", path: "/password-resets/confirm", h: s.confirmPasswordReset, access: public, idem: idemIgnored, limit: "account_links"},
+		{method: "POST", path: "/email-changes/undo", h: s.undoEmailChange, access: public, idem: idemIgnored, limit: "account_links"},
+		{method: "POST", path: "/me/password", h: s.changePassword, access: signedIn, idem: idemIgnored, limit: "proofs", stepUp: true},
+		{method: "POST", path: "/me/email", h: s.changeEmail, access: signedIn, idem: idemIgnored, limit: "me_email", stepUp: true},
+		{method: "POST", path: "/me/email/resend", h: s.resendEmailCode, access: signedIn, idem: idemIgnored, limit: "me_email_verify"},
+		{method: "POST", path: "/me/email/verify", h: s.verifyEmailChange, access: signedIn, idem: idemIgnored, limit: "me_email_verify"},
 		{method: "POST", path: "/businesses", h: s.createBusiness, access: signedIn},
 		{method: "GET", path: "/businesses", h: s.listBusinesses, access: signedIn},
 	}

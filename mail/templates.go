@@ -37,10 +37,10 @@ const (
 	KindInvitation       = payd.EmailInvitation
 )
 
-// ResetValidity is how long a password reset link works (issue 18): the
-// email says so, and the API enforces it. Emailed codes work for
+// ResetValidity is how long a password reset link works (payd.ResetTTL):
+// the email says so, and the API enforces it. Emailed codes work for
 // payd.CodeTTL (spec 8.1).
-const ResetValidity = time.Hour
+const ResetValidity = payd.ResetTTL
 
 //go:embed templates
 var templateFiles embed.FS
@@ -259,4 +259,19 @@ func (Letters) SignupCode(to, code string, now time.Time) (*payd.Email, error) {
 // AccountExists: see the package function.
 func (Letters) AccountExists(to, signInLink string, now time.Time) (*payd.Email, error) {
 	return AccountExists(to, signInLink, now)
+}
+
+// PasswordReset: see the package function.
+func (Letters) PasswordReset(to, link string, now time.Time) (*payd.Email, error) {
+	return PasswordReset(to, link, now)
+}
+
+// EmailChangeCode: see the package function.
+func (Letters) EmailChangeCode(to, code string, now time.Time) (*payd.Email, error) {
+	return EmailChangeCode(to, code, now)
+}
+
+// EmailChangeAlert: see the package function.
+func (Letters) EmailChangeAlert(to, newEmail, undoLink string, now time.Time) (*payd.Email, error) {
+	return EmailChangeAlert(to, newEmail, undoLink, now)
 }
