@@ -297,6 +297,27 @@ func (r MemberRole) ManagesKeys() bool {
 	return r == RoleOwner || r == RoleAdmin || r == RoleDeveloper
 }
 
+// Covers reports whether the role may hand out all that k can do: a person
+// creates, changes, rolls and revokes only keys that can do no more than
+// their role (a developer, say, restricted keys within the developer's
+// areas), so that no key lifts a person above their role.
+func (r MemberRole) Covers(k *APIKey) bool {
+	p := r.Permissions()
+	for _, a := range Areas {
+		need := AccessNone
+		switch k.Kind {
+		case KeySecret:
+			need = AccessWrite
+		case KeyRestricted:
+			need = k.Permissions[a]
+		}
+		if p[a] < need {
+			return false
+		}
+	}
+	return true
+}
+
 // ManagesTeam reports whether the role may invite and remove people.
 func (r MemberRole) ManagesTeam() bool { return r == RoleOwner || r == RoleAdmin }
 

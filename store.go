@@ -28,6 +28,7 @@ type Queries interface {
 	ChallengeTokenStore
 	EmailStore
 	AccountStore
+	TeamStore
 	PasskeyStore
 	WebAuthnChallengeStore
 }

@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"ChallengeToken", testChallengeToken},
 		{"Email", testEmail},
 		{"Account", testAccount},
+		{"Team", testTeam},
 		{"Passkey", testPasskey},
 		{"WebAuthnChallenge", testWebAuthnChallenge},
 	}
