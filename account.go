@@ -481,4 +481,7 @@ type Letters interface {
 	// AccountExists answers a sign-up for an address that already has an
 	// account, so the sign-up form never tells whether one exists.
 	AccountExists(to, signInURL string, now time.Time) (*Email, error)
+	// Invitation invites to into business's team with role, from inviter
+	// (a name or an address), with the link that accepts.
+	Invitation(to, inviter, business string, role MemberRole, acceptURL string, now time.Time) (*Email, error)
 }

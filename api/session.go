@@ -59,6 +59,9 @@ func (s *Server) authenticateSession(r *http.Request, c *call, rt route, token s
 			return err
 		}
 	}
+	if rt.access.may != nil && !rt.access.may(c.role) {
+		return payd.Errorf(payd.ErrPermissionDenied, "as %s of this business you cannot do this", c.role)
+	}
 	if rt.stepUp && !ses.Proven(now) {
 		return payd.StepUpRequired()
 	}

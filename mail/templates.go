@@ -260,3 +260,8 @@ func (Letters) SignupCode(to, code string, now time.Time) (*payd.Email, error) {
 func (Letters) AccountExists(to, signInLink string, now time.Time) (*payd.Email, error) {
 	return AccountExists(to, signInLink, now)
 }
+
+// Invitation: see the package function.
+func (Letters) Invitation(to, inviter, business string, role payd.MemberRole, acceptLink string, now time.Time) (*payd.Email, error) {
+	return Invitation(to, inviter, business, role, acceptLink, now)
+}
