@@ -175,4 +175,3 @@ func (s *Server) routeTable() []route {
 	}
 	return rs
 }
-
