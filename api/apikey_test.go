@@ -164,8 +164,8 @@ func sk0(t *testing.T, br *browser) string {
 func TestWebhookEndpointsWithSession(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		b := setup(t, db)
-		owner, _ := b.person(t, "owner@example.com")
-		owner.newShop("Hooks")
+		owner, ownerID := b.person(t, "owner@example.com")
+		biz := owner.newShop("Hooks")
 		e := owner.call(request{method: "POST", path: "/webhooks", body: `{"url":"http://127.0.0.1:9/h","event_types":["payment.succeeded"]}`},
 			http.StatusCreated)["data"].(map[string]any)
 		id := e["id"].(string)
@@ -179,5 +179,22 @@ func TestWebhookEndpointsWithSession(t *testing.T) {
 		owner.call(request{method: "GET", path: "/webhook-deliveries"}, http.StatusOK)
 		owner.call(request{method: "DELETE", path: "/webhooks/" + id}, http.StatusOK)
 		owner.call(request{method: "DELETE", path: "/webhooks/" + id}, http.StatusNotFound, payd.ErrNotFound)
+
+		// Webhook endpoints and keys have no events in the catalogue; the
+		// changes that do have them name the person as their actor.
+		cst := owner.call(request{method: "POST", path: "/customers", body: `{"email":"c@example.com"}`}, http.StatusCreated)["data"].(map[string]any)
+		owner.call(request{method: "PATCH", path: "/customers/" + cst["id"].(string), body: `{"name":"Cy"}`}, http.StatusOK)
+		evs, err := db.EventsOf(t.Context(), biz, cst["id"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != 2 {
+			t.Fatalf("customer events = %d, want created and updated", len(evs))
+		}
+		for _, e := range evs {
+			if e.Actor.Kind != payd.ActorUser || e.Actor.ID != ownerID || e.Actor.Name != "owner@example.com" {
+				t.Fatalf("%s actor = %+v, want the user", e.Type, e.Actor)
+			}
+		}
 	})
 }
