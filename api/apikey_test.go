@@ -198,3 +198,28 @@ func TestWebhookEndpointsWithSession(t *testing.T) {
 		}
 	})
 }
+
+// TestRevokedKeyLeavesEveryReplica checks revocation through the
+// dashboard against two servers on one database: the replica that revoked
+// refuses the key at once, the other within its key cache's lifetime.
+func TestRevokedKeyLeavesEveryReplica(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		a, other := setup(t, db), setup(t, db)
+		owner, _ := a.person(t, "owner@example.com")
+		owner.newShop("Replicas")
+		k := owner.call(request{method: "POST", path: "/api-keys", body: `{"kind":"secret","mode":"live"}`},
+			http.StatusCreated)["data"].(map[string]any)
+		secret := k["secret"].(string)
+		if a.keyStatus(t, secret) != http.StatusOK || other.keyStatus(t, secret) != http.StatusOK {
+			t.Fatal("a new key is refused")
+		}
+		owner.call(request{method: "POST", path: "/api-keys/" + k["id"].(string) + "/revoke"}, http.StatusOK)
+		if st := a.keyStatus(t, secret); st != http.StatusUnauthorized {
+			t.Fatalf("the revoking replica answers %d", st)
+		}
+		other.clock.Advance(other.srv.opts.KeyCacheTTL)
+		if st := other.keyStatus(t, secret); st != http.StatusUnauthorized {
+			t.Fatalf("another replica after the cache TTL answers %d", st)
+		}
+	})
+}
