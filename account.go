@@ -306,6 +306,27 @@ func (r MemberRole) ManagesKeys() bool {
 	return r == RoleOwner || r == RoleAdmin || r == RoleDeveloper
 }
 
+// Covers reports whether the role may hand out all that k can do: a person
+// creates, changes, rolls and revokes only keys that can do no more than
+// their role (a developer, say, restricted keys within the developer's
+// areas), so that no key lifts a person above their role.
+func (r MemberRole) Covers(k *APIKey) bool {
+	p := r.Permissions()
+	for _, a := range Areas {
+		need := AccessNone
+		switch k.Kind {
+		case KeySecret:
+			need = AccessWrite
+		case KeyRestricted:
+			need = k.Permissions[a]
+		}
+		if p[a] < need {
+			return false
+		}
+	}
+	return true
+}
+
 // ManagesTeam reports whether the role may invite and remove people.
 func (r MemberRole) ManagesTeam() bool { return r == RoleOwner || r == RoleAdmin }
 
@@ -486,4 +507,7 @@ type Letters interface {
 	// EmailChangeAlert tells the old address of a changed account, with
 	// the link that undoes the change.
 	EmailChangeAlert(to, newEmail, undoLink string, now time.Time) (*Email, error)
+	// Invitation invites to into business's team with role, from inviter
+	// (a name or an address), with the link that accepts.
+	Invitation(to, inviter, business string, role MemberRole, acceptURL string, now time.Time) (*Email, error)
 }

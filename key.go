@@ -207,12 +207,150 @@ func HashAPIKey(secret string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// KeyRollOverlap is how long a rolled key's old secret keeps working, as a
+// rotated webhook secret does (spec 8.1): long enough to deploy the new
+// one everywhere (docs/auth.md).
+const KeyRollOverlap = 24 * time.Hour
+
+// MaxKeyName bounds a key's name.
+const MaxKeyName = 100
+
+// Revoked reports whether the key has stopped working at now: revoked, or
+// rolled more than KeyRollOverlap ago.
+func (k *APIKey) Revoked(now time.Time) bool {
+	return k.RevokedAt != nil && !now.Before(*k.RevokedAt)
+}
+
+// Changeable refuses a change to a publishable key (publishable_key: it has
+// no name, permissions or secret to change) and to a key that is revoked or
+// rolled, even while its old secret still works (api_key_revoked).
+func (k *APIKey) Changeable() error {
+	if k.Kind == KeyPublishable {
+		return Errorf(ErrPublishableKey, "a publishable key has no name, permissions or secret to change")
+	}
+	if k.RevokedAt != nil {
+		return Errorf(ErrAPIKeyRevoked, "this key is revoked or rolled; create a new key instead")
+	}
+	return nil
+}
+
+// KeyRequest is what a person asks for when creating or changing a key
+// from the dashboard; nil fields are left as they are.
+type KeyRequest struct {
+	Name        *string
+	Kind        *KeyKind
+	Mode        *Mode
+	Permissions map[string]string // area to "read" or "write"; restricted keys only
+}
+
+// NewDashboardKey makes a secret or restricted key as req asks (kind and
+// mode required, permissions exactly for restricted keys) and returns its
+// secret, shown once, with the record to store.
+func NewDashboardKey(businessID string, req KeyRequest, now time.Time) (string, *APIKey, error) {
+	if req.Kind == nil || (*req.Kind != KeySecret && *req.Kind != KeyRestricted) {
+		return "", nil, FieldError("kind", "kind must be secret or restricted")
+	}
+	if req.Mode == nil || (*req.Mode != ModeLive && *req.Mode != ModeTest) {
+		return "", nil, FieldError("mode", "mode must be live or test")
+	}
+	perms, err := req.permissions(*req.Kind)
+	if err != nil {
+		return "", nil, err
+	}
+	secret, k := NewAPIKey(businessID, *req.Kind, *req.Mode, perms, now)
+	if req.Name != nil {
+		if k.Name, err = keyName(*req.Name); err != nil {
+			return "", nil, err
+		}
+	}
+	return secret, k, nil
+}
+
+// Update applies req's name and permissions to k (kind and mode never
+// change): publishable_key, api_key_revoked, or invalid_request.
+func (k *APIKey) Update(req KeyRequest) error {
+	if err := k.Changeable(); err != nil {
+		return err
+	}
+	if req.Kind != nil || req.Mode != nil {
+		return FieldError("kind", "a key's kind and mode never change; create a new key")
+	}
+	if req.Permissions != nil {
+		perms, err := req.permissions(k.Kind)
+		if err != nil {
+			return err
+		}
+		k.Permissions = perms
+	}
+	if req.Name != nil {
+		name, err := keyName(*req.Name)
+		if err != nil {
+			return err
+		}
+		k.Name = name
+	}
+	return nil
+}
+
+// permissions reads req's permissions for a key of kind: required and
+// non-empty for a restricted key, absent for a secret key.
+func (req KeyRequest) permissions(kind KeyKind) (Permissions, error) {
+	if kind != KeyRestricted {
+		if req.Permissions != nil {
+			return nil, FieldError("permissions", "only restricted keys take permissions; a secret key can do everything")
+		}
+		return nil, nil
+	}
+	if len(req.Permissions) == 0 {
+		return nil, FieldError("permissions", "a restricted key needs at least one permission, such as {\"payments\": \"read\"}")
+	}
+	items := make([]string, 0, len(req.Permissions))
+	for area, level := range req.Permissions {
+		if strings.ContainsAny(area, ":,") || strings.ContainsAny(level, ":,") {
+			return nil, FieldError("permissions", "%q: %q is not a known area and level", area, level)
+		}
+		items = append(items, area+":"+level)
+	}
+	slices.Sort(items)
+	return ParsePermissions(strings.Join(items, ","))
+}
+
+// keyName trims and checks a key's name.
+func keyName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	return name, CheckText("name", name, MaxKeyName, false)
+}
+
+// Roll makes k's successor, with the same kind, mode, name and
+// permissions and a new secret, and ends k's secret KeyRollOverlap from
+// now. It returns the new secret, shown once, and the new key.
+func (k *APIKey) Roll(now time.Time) (string, *APIKey, error) {
+	if err := k.Changeable(); err != nil {
+		return "", nil, err
+	}
+	secret, next := NewAPIKey(k.BusinessID, k.Kind, k.Mode, k.Permissions, now)
+	next.Name = k.Name
+	end := now.Add(KeyRollOverlap)
+	k.RevokedAt = &end
+	return secret, next, nil
+}
+
 // KeyStore keeps API keys.
 type KeyStore interface {
 	// CreateAPIKey stores a new key.
 	CreateAPIKey(ctx context.Context, k *APIKey) error
 	// APIKeyByHash returns the key with that hash, revoked or not; not_found otherwise.
 	APIKeyByHash(ctx context.Context, hash string) (*APIKey, error)
-	// RevokeAPIKey marks a key revoked at now; not_found if the business has no such key.
-	RevokeAPIKey(ctx context.Context, businessID, id string, now time.Time) error
+	// APIKeyByID returns the business's key, revoked or not; not_found otherwise.
+	APIKeyByID(ctx context.Context, businessID, id string) (*APIKey, error)
+	// ListAPIKeys lists the business's keys, revoked ones too, newest first.
+	ListAPIKeys(ctx context.Context, businessID string) ([]*APIKey, error)
+	// UpdateAPIKey writes a key's name and permissions; not_found if the
+	// business has no such key.
+	UpdateAPIKey(ctx context.Context, k *APIKey) error
+	// RevokeAPIKey makes a key stop working at at, or keeps the earlier
+	// time it already stops at (a key rolled to end tomorrow and revoked
+	// now ends now; revoking twice keeps the first time); not_found if the
+	// business has no such key.
+	RevokeAPIKey(ctx context.Context, businessID, id string, at time.Time) error
 }

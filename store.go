@@ -29,6 +29,7 @@ type Queries interface {
 	EmailStore
 	AccountStore
 	RecoveryStore
+	TeamStore
 	PasskeyStore
 	WebAuthnChallengeStore
 }

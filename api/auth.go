@@ -119,7 +119,7 @@ func (kc *keyCache) lookup(ctx context.Context, secret string) (*payd.APIKey, *p
 	} else if err != nil {
 		return nil, nil, err
 	}
-	if k.RevokedAt != nil || k.Kind == payd.KeyPublishable {
+	if k.Revoked(now) || k.Kind == payd.KeyPublishable {
 		return nil, nil, invalid
 	}
 	biz, err := kc.store.BusinessByID(ctx, k.BusinessID)
@@ -130,7 +130,15 @@ func (kc *keyCache) lookup(ctx context.Context, secret string) (*payd.APIKey, *p
 	if len(kc.entries) > 10_000 {
 		clear(kc.entries) // A crude bound: keys are few; this only stops a flood from growing memory.
 	}
-	kc.entries[hash] = keyEntry{key: k, biz: biz, until: now.Add(kc.ttl)}
+	kc.entries[hash] = keyEntry{key: k, biz: biz, until: keyStopsBy(k, now.Add(kc.ttl))}
 	kc.mu.Unlock()
 	return k, biz, nil
+}
+
+// forget drops a key this process revoked, which then stops working here at
+// once; other replicas drop it within the TTL.
+func (kc *keyCache) forget(hash string) {
+	kc.mu.Lock()
+	delete(kc.entries, hash)
+	kc.mu.Unlock()
 }

@@ -41,12 +41,13 @@ type access struct {
 	sessionOnly bool
 	// user routes need a signed-in person and no business (the account's
 	// own routes); API keys get session_required.
-	user bool
-	// keys and team routes are for the roles that manage API keys or the
-	// team (payd.MemberRole.ManagesKeys, ManagesTeam).
-	keys, team bool
-	area       payd.Area
-	level      payd.Access
+	user  bool
+	area  payd.Area
+	level payd.Access
+	// may, on a session's business routes, is what the person's role
+	// must allow (payd.MemberRole.ManagesTeam, ManagesKeys); others get
+	// permission_denied.
+	may func(payd.MemberRole) bool
 }
 
 // idemMode is how a POST route treats Idempotency-Key (spec 4.8).
@@ -87,8 +88,20 @@ func (s *Server) routeTable() []route {
 	rs := []route{
 		{method: "GET", path: "/exchange-rates", h: s.getExchangeRates, access: public},
 		{method: "GET", path: "/openapi.json", h: s.getOpenAPI, access: public},
-		{method: "GET", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true, keys: true}},
-		{method: "POST", path: "/api-keys", h: sessionOnly, access: access{sessionOnly: true, keys: true}, stepUp: true},
+		// API keys and the team: the dashboard's only (spec 5.5); creating
+		// keys and deciding who reaches the business are sensitive (5.7).
+		{method: "GET", path: "/api-keys", h: s.listAPIKeys, access: keysManage},
+		{method: "POST", path: "/api-keys", h: s.createAPIKey, access: keysManage, idem: idemIgnored, stepUp: true},
+		{method: "PATCH", path: "/api-keys/{id}", h: s.updateAPIKey, access: keysManage, stepUp: true},
+		{method: "POST", path: "/api-keys/{id}/roll", h: s.rollAPIKey, access: keysManage, idem: idemIgnored, stepUp: true},
+		{method: "POST", path: "/api-keys/{id}/revoke", h: s.revokeAPIKey, access: keysManage},
+		{method: "GET", path: "/team/members", h: s.listMembers, access: teamRead},
+		{method: "PATCH", path: "/team/members/{user_id}", h: s.updateMember, access: teamManage, stepUp: true},
+		{method: "DELETE", path: "/team/members/{user_id}", h: s.removeMember, access: teamRead, stepUp: true},
+		{method: "POST", path: "/team/invitations", h: s.invite, access: teamManage, stepUp: true},
+		{method: "GET", path: "/team/invitations", h: s.listInvitations, access: teamManage},
+		{method: "DELETE", path: "/team/invitations/{id}", h: s.withdrawInvitation, access: teamManage},
+		{method: "POST", path: "/invitations/accept", h: s.acceptInvitation, access: signedIn},
 		{method: "POST", path: "/customers", h: s.createCustomer, access: customersWrite, inTx: true},
 		{method: "GET", path: "/customers", h: s.listCustomers, access: customersRead},
 		{method: "GET", path: "/customers/{id}", h: s.getCustomer, access: customersRead},
@@ -170,10 +183,4 @@ func (s *Server) routeTable() []route {
 		)
 	}
 	return rs
-}
-
-// sessionOnly answers dashboard-only routes called with an API key. It is
-// never reached: the access rule refuses first.
-func sessionOnly(http.ResponseWriter, *http.Request) error {
-	return payd.Errorf(payd.ErrSessionRequired, "this route is only for the dashboard")
 }

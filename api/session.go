@@ -70,17 +70,14 @@ func (s *Server) authenticateSession(r *http.Request, c *call, rt route, token s
 
 // authorizeMember applies a route's access rule to a signed-in person:
 // on a business route the role's permissions as a restricted key's, and
-// API key or team management only for the roles that may.
+// what the route's may asks of the role (managing API keys, the team).
 func (s *Server) authorizeMember(rt route, c *call) error {
 	a := rt.access
-	if a.user {
-		return nil
-	}
 	switch {
-	case a.keys && !c.role.ManagesKeys():
-		return payd.Errorf(payd.ErrPermissionDenied, "your role (%s) cannot manage API keys", c.role)
-	case a.team && !c.role.ManagesTeam():
-		return payd.Errorf(payd.ErrPermissionDenied, "your role (%s) cannot manage the team", c.role)
+	case a.user:
+		return nil
+	case a.may != nil && !a.may(c.role):
+		return payd.Errorf(payd.ErrPermissionDenied, "as %s of this business you cannot do this", c.role)
 	case a.sessionOnly && a.area == "":
 		return nil
 	}

@@ -150,7 +150,8 @@ func EmailChangeAlert(to, newEmail, undoLink string, now time.Time) (*payd.Email
 // Invitation is the email inviting to into the team of a business: who
 // invited them (a name or an address), the business's name, the role
 // offered (admin, developer or viewer, as payd.ParseRole takes: owner is
-// held, never given) and the link that accepts.
+// held, never given) and the link that accepts, which works for
+// payd.InvitationTTL.
 // The names are shown on one line each, control and direction-changing
 // characters replaced by spaces, so that no name can draw a line (a
 // false link) of its own in the text body. acceptLink is absolute,
@@ -163,7 +164,7 @@ func Invitation(to, inviter, business string, role payd.MemberRole, acceptLink s
 		return nil, err
 	}
 	d := emailData{Inviter: oneLine(inviter), Business: oneLine(business), Role: string(role),
-		Link: acceptLink, Action: "Accept the invitation"}
+		Link: acceptLink, Action: "Accept the invitation", Valid: validity(payd.InvitationTTL)}
 	for field, v := range map[string]string{"inviter": d.Inviter, "business": d.Business} {
 		if v == "" {
 			return nil, payd.FieldError(field, "%s is required", field)
@@ -178,8 +179,11 @@ func (d *emailData) valid(now time.Time, ttl time.Duration) {
 	d.Until = now.Add(ttl).UTC().Format("15:04 UTC")
 }
 
-// validity writes ttl for people: "15 minutes", "1 hour".
+// validity writes ttl for people: "15 minutes", "1 hour", "7 days".
 func validity(ttl time.Duration) string {
+	if ttl%(24*time.Hour) == 0 {
+		return plural(int(ttl/(24*time.Hour)), "day")
+	}
 	if ttl%time.Hour == 0 {
 		return plural(int(ttl/time.Hour), "hour")
 	}
@@ -274,4 +278,9 @@ func (Letters) EmailChangeCode(to, code string, now time.Time) (*payd.Email, err
 // EmailChangeAlert: see the package function.
 func (Letters) EmailChangeAlert(to, newEmail, undoLink string, now time.Time) (*payd.Email, error) {
 	return EmailChangeAlert(to, newEmail, undoLink, now)
+}
+
+// Invitation: see the package function.
+func (Letters) Invitation(to, inviter, business string, role payd.MemberRole, acceptLink string, now time.Time) (*payd.Email, error) {
+	return Invitation(to, inviter, business, role, acceptLink, now)
 }

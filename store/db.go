@@ -38,9 +38,24 @@ func (db *DB) APIKeyByHash(ctx context.Context, hash string) (*payd.APIKey, erro
 	return db.reader(ctx).APIKeyByHash(ctx, hash)
 }
 
-// RevokeAPIKey marks a key revoked at now; not_found if the business has no such key.
-func (db *DB) RevokeAPIKey(ctx context.Context, businessID, id string, now time.Time) error {
-	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.RevokeAPIKey(ctx, businessID, id, now) })
+// APIKeyByID: see payd.KeyStore.
+func (db *DB) APIKeyByID(ctx context.Context, businessID, id string) (*payd.APIKey, error) {
+	return db.reader(ctx).APIKeyByID(ctx, businessID, id)
+}
+
+// ListAPIKeys: see payd.KeyStore.
+func (db *DB) ListAPIKeys(ctx context.Context, businessID string) ([]*payd.APIKey, error) {
+	return db.reader(ctx).ListAPIKeys(ctx, businessID)
+}
+
+// UpdateAPIKey: see payd.KeyStore.
+func (db *DB) UpdateAPIKey(ctx context.Context, k *payd.APIKey) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.UpdateAPIKey(ctx, k) })
+}
+
+// RevokeAPIKey: see payd.KeyStore.
+func (db *DB) RevokeAPIKey(ctx context.Context, businessID, id string, at time.Time) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.RevokeAPIKey(ctx, businessID, id, at) })
 }
 
 // SetPause records a pause; pausing something already paused keeps the first time.

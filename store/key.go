@@ -22,22 +22,18 @@ func (q *queries) CreateAPIKey(ctx context.Context, k *payd.APIKey) (err error) 
 	return err
 }
 
-// APIKeyByHash returns the key with that hash, revoked or not; not_found
-// otherwise.
-func (q *queries) APIKeyByHash(ctx context.Context, hash string) (_ *payd.APIKey, err error) {
-	defer fail(&err, "API key", "store.APIKeyByHash(%.12s…)", hash)
+const apiKeyColumns = `id, business_id, kind, mode, permissions, hash, hint, name, created_at, revoked_at`
+
+func scanAPIKey(row rowScanner) (*payd.APIKey, error) {
 	var k payd.APIKey
 	var perms string
 	var created int64
 	var revoked sql.NullInt64
-	err = q.ex.QueryRowContext(ctx, `
-		SELECT id, business_id, kind, mode, permissions, hash, hint, name, created_at, revoked_at
-		FROM api_keys WHERE hash = $1`, hash).
-		Scan(&k.ID, &k.BusinessID, &k.Kind, &k.Mode, &perms, &k.Hash, &k.Hint, &k.Name, &created, &revoked)
-	if err != nil {
+	if err := row.Scan(&k.ID, &k.BusinessID, &k.Kind, &k.Mode, &perms, &k.Hash, &k.Hint, &k.Name, &created, &revoked); err != nil {
 		return nil, err
 	}
 	if perms != "" {
+		var err error
 		if k.Permissions, err = payd.ParsePermissions(perms); err != nil {
 			// %v, not %w: a corrupt row is internal, not the client's invalid_request.
 			return nil, fmt.Errorf("stored permissions %q: %v", perms, err)
@@ -47,12 +43,43 @@ func (q *queries) APIKeyByHash(ctx context.Context, hash string) (_ *payd.APIKey
 	return &k, nil
 }
 
-// RevokeAPIKey marks a key revoked at now; not_found if the business has
-// no such key. Revoking twice keeps the first time.
-func (q *queries) RevokeAPIKey(ctx context.Context, businessID, id string, now time.Time) (err error) {
+// APIKeyByHash returns the key with that hash, revoked or not; not_found
+// otherwise.
+func (q *queries) APIKeyByHash(ctx context.Context, hash string) (_ *payd.APIKey, err error) {
+	defer fail(&err, "API key", "store.APIKeyByHash(%.12s…)", hash)
+	return scanAPIKey(q.ex.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE hash = $1`, hash))
+}
+
+// APIKeyByID returns the business's key, revoked or not; not_found
+// otherwise.
+func (q *queries) APIKeyByID(ctx context.Context, businessID, id string) (_ *payd.APIKey, err error) {
+	defer fail(&err, "API key", "store.APIKeyByID(%s, %s)", businessID, id)
+	return scanAPIKey(q.ex.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys
+		WHERE business_id = $1 AND id = $2`, businessID, id))
+}
+
+// ListAPIKeys lists the business's keys, revoked ones too, newest first.
+// A business has a handful of keys: the list is not paged.
+func (q *queries) ListAPIKeys(ctx context.Context, businessID string) (_ []*payd.APIKey, err error) {
+	defer fail(&err, "API key", "store.ListAPIKeys(%s)", businessID)
+	return queryAll(ctx, q.ex, scanAPIKey, `SELECT `+apiKeyColumns+` FROM api_keys
+		WHERE business_id = $1 ORDER BY created_at DESC, id DESC`, businessID)
+}
+
+// UpdateAPIKey writes a key's name and permissions; not_found if the
+// business has no such key.
+func (q *queries) UpdateAPIKey(ctx context.Context, k *payd.APIKey) (err error) {
+	defer fail(&err, "API key", "store.UpdateAPIKey(%s)", k.ID)
+	return affected(q.ex.ExecContext(ctx, `UPDATE api_keys SET name = $3, permissions = $4
+		WHERE business_id = $1 AND id = $2`, k.BusinessID, k.ID, k.Name, k.Permissions.String()))
+}
+
+// RevokeAPIKey makes a key stop working at at, or keeps the earlier time
+// it already stops at; not_found if the business has no such key.
+func (q *queries) RevokeAPIKey(ctx context.Context, businessID, id string, at time.Time) (err error) {
 	defer fail(&err, "API key", "store.RevokeAPIKey(%s, %s)", businessID, id)
 	return affected(q.ex.ExecContext(ctx, `
-		UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3)
+		UPDATE api_keys SET revoked_at = CASE WHEN revoked_at IS NULL OR revoked_at > $3 THEN $3 ELSE revoked_at END
 		WHERE business_id = $1 AND id = $2`,
-		businessID, id, micros(now)))
+		businessID, id, micros(at)))
 }

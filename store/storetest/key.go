@@ -56,6 +56,47 @@ func testAPIKey(t *testing.T, b *bundle) {
 		must(t, st.RevokeAPIKey(ctx, biz.ID, k.ID, first.Add(time.Hour)))
 		wantRevoked(t, st, k.Hash, &first)
 	})
+	t.Run("ByIDListUpdateAndRoll", func(t *testing.T) {
+		ctx, st := b.setup(t)
+		biz, other := mustBusiness(t, ctx, st), mustBusiness(t, ctx, st)
+		_, older := payd.NewAPIKey(biz.ID, payd.KeySecret, payd.ModeLive, nil, t0)
+		_, k := payd.NewAPIKey(biz.ID, payd.KeyRestricted, payd.ModeTest,
+			payd.Permissions{payd.AreaLinks: payd.AccessRead}, t0.Add(time.Second))
+		_, foreign := payd.NewAPIKey(other.ID, payd.KeySecret, payd.ModeLive, nil, t0)
+		for _, key := range []*payd.APIKey{older, k, foreign} {
+			must(t, st.CreateAPIKey(ctx, key))
+		}
+		got, err := st.APIKeyByID(ctx, biz.ID, k.ID)
+		must(t, err)
+		if !reflect.DeepEqual(got, k) {
+			t.Fatalf("APIKeyByID = %+v, want %+v", got, k)
+		}
+		_, err = st.APIKeyByID(ctx, other.ID, k.ID)
+		wantCode(t, err, payd.ErrNotFound)
+		list, err := st.ListAPIKeys(ctx, biz.ID)
+		must(t, err)
+		if len(list) != 2 || list[0].ID != k.ID || list[1].ID != older.ID {
+			t.Fatalf("ListAPIKeys = %+v", list)
+		}
+		k.Name, k.Permissions = "shop", payd.Permissions{payd.AreaPayments: payd.AccessWrite}
+		must(t, st.UpdateAPIKey(ctx, k))
+		got, err = st.APIKeyByID(ctx, biz.ID, k.ID)
+		must(t, err)
+		if got.Name != "shop" || got.Permissions.String() != "payments:write" {
+			t.Fatalf("after UpdateAPIKey = %+v", got)
+		}
+		foreign.BusinessID = biz.ID
+		wantCode(t, st.UpdateAPIKey(ctx, foreign), payd.ErrNotFound)
+		// A roll ends the key tomorrow; a revocation now ends it earlier,
+		// and a later time never moves it back.
+		tomorrow, now := t0.Add(24*time.Hour), t0.Add(time.Hour)
+		must(t, st.RevokeAPIKey(ctx, biz.ID, k.ID, tomorrow))
+		wantRevoked(t, st, k.Hash, &tomorrow)
+		must(t, st.RevokeAPIKey(ctx, biz.ID, k.ID, now))
+		wantRevoked(t, st, k.Hash, &now)
+		must(t, st.RevokeAPIKey(ctx, biz.ID, k.ID, tomorrow))
+		wantRevoked(t, st, k.Hash, &now)
+	})
 }
 
 // wantRevoked checks a key's RevokedAt.

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Email", testEmail},
 		{"Account", testAccount},
 		{"Recovery", testRecovery},
+		{"Team", testTeam},
 		{"Passkey", testPasskey},
 		{"WebAuthnChallenge", testWebAuthnChallenge},
 	}
