@@ -2,6 +2,7 @@ package payd
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -198,4 +199,48 @@ type WebAuthnChallengeStore interface {
 	// DeleteExpiredWebAuthnChallenges removes the ceremonies that expired
 	// at or before now and returns how many.
 	DeleteExpiredWebAuthnChallenges(ctx context.Context, now time.Time) (int, error)
+}
+
+// PasskeyUser is the account a registration is for.
+type PasskeyUser struct {
+	// ID is the user's id (usr_…), which becomes the credential's user
+	// handle: opaque, unlike the email, and at most 64 bytes.
+	ID string
+	// Email is the name the authenticator shows to tell accounts apart.
+	Email string
+	// Name is the display name; the email stands in when it is empty.
+	Name string
+}
+
+// PasskeyLookup finds the passkey an assertion names by its credential id
+// (the user handle, which a discoverable credential returns, is given
+// too). It returns not_found for a credential on no account; any other
+// error is passed on as it is.
+type PasskeyLookup func(credentialID, userHandle []byte) (*Passkey, error)
+
+// WebAuthn runs the passkey ceremonies (package passkey implements it; the
+// API calls it). It stores nothing: a ceremony's state is a
+// WebAuthnChallenge the caller keeps between the two steps and takes once.
+type WebAuthn interface {
+	// BeginRegistration starts adding a passkey to user, for purpose
+	// register or signup, bound to binding; existing are the user's
+	// passkeys (excluded; MaxPasskeys of them is passkey_limit). It
+	// returns the options for navigator.credentials.create as JSON
+	// {"publicKey": {...}} and the ceremony's state.
+	BeginRegistration(user PasskeyUser, existing []*Passkey, purpose WebAuthnPurpose, binding string) (json.RawMessage, *WebAuthnChallenge, error)
+	// BeginLogin starts a sign-in (user nil: discoverable) or a step-up
+	// (the user and their passkeys; none is no_passkeys), bound to
+	// binding. It returns the options for navigator.credentials.get and
+	// the ceremony's state.
+	BeginLogin(user *PasskeyUser, passkeys []*Passkey, purpose WebAuthnPurpose, binding string) (json.RawMessage, *WebAuthnChallenge, error)
+	// FinishRegistration verifies a registration's answer against its
+	// state and returns the new passkey to store; passkey_failed.
+	FinishRegistration(state *WebAuthnChallenge, response []byte) (*Passkey, error)
+	// FinishLogin verifies an assertion against its state and returns the
+	// passkey used with its new counter, backup state and LastUsedAt;
+	// passkey_unknown or passkey_failed.
+	FinishLogin(state *WebAuthnChallenge, response []byte, lookup PasskeyLookup) (*Passkey, error)
+	// ChallengeHash returns the hash the answer's ceremony state is stored
+	// under; passkey_failed when it has no readable challenge.
+	ChallengeHash(response []byte) (string, error)
 }

@@ -24,6 +24,7 @@ import (
 	"payd/clock"
 	"payd/mail"
 	"payd/money"
+	rp "payd/passkey"
 	"payd/password"
 	"payd/store"
 )
@@ -84,9 +85,13 @@ func setupWith(t testing.TB, db *store.DB, change func(*Options), extra ...route
 		t.Fatal(err)
 	}
 	devChallenges := challenge.NewDev(db, clk)
+	relying, err := rp.New("http://payd.test", clk)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o := Options{Store: db, Clock: clk, Log: log, Rates: fixedRates{testRates(clk.Now())},
 		Counter: counter, Dev: true, DevClock: clk, Devnet: dn, PublicURL: "http://payd.test", Networks: devnetNetworks(dn),
-		Passwords: testHasher, Challenger: devChallenges, DevChallenges: devChallenges, Letters: mail.NewLetters(), Mail: true}
+		Passwords: testHasher, Challenger: devChallenges, DevChallenges: devChallenges, Letters: mail.NewLetters(), Mail: true, Passkeys: relying}
 	if change != nil {
 		change(&o)
 	}

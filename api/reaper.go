@@ -15,10 +15,12 @@ type ReaperStore interface {
 	DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int, error)
 	DeleteExpiredRateCounters(ctx context.Context, now time.Time) (int, error)
 	DeleteExpiredAccountRows(ctx context.Context, now time.Time) (int, error)
+	DeleteExpiredWebAuthnChallenges(ctx context.Context, now time.Time) (int, error)
 }
 
 // Reaper deletes idempotency records past their 24 hours, rate-limit
-// windows that have ended, and ended sessions, sign-ups and failure counts. Deleting by expiry is idempotent, so any number
+// windows that have ended, ended sessions, sign-ups and failure counts, and
+// passkey ceremonies never finished. Deleting by expiry is idempotent, so any number
 // of replicas may run it.
 type Reaper struct {
 	store    ReaperStore
@@ -64,8 +66,13 @@ func (rp *Reaper) RunOnce(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if n+m+a > 0 {
-		rp.log.Debug("reaped", slog.Int("idempotency_keys", n), slog.Int("rate_counters", m), slog.Int("account_rows", a))
+	w, err := rp.store.DeleteExpiredWebAuthnChallenges(ctx, now)
+	if err != nil {
+		return err
+	}
+	if n+m+a+w > 0 {
+		rp.log.Debug("reaped", slog.Int("idempotency_keys", n), slog.Int("rate_counters", m), slog.Int("account_rows", a),
+			slog.Int("webauthn_challenges", w))
 	}
 	return nil
 }

@@ -158,6 +158,7 @@ func (s *Server) routeTable() []route {
 		{method: "DELETE", path: "/sessions/current", h: s.signOut, access: signedIn},
 		{method: "DELETE", path: "/sessions/{id}", h: s.deleteSession, access: signedIn},
 		{method: "POST", path: "/sessions/current/step-up", h: s.stepUp, access: signedIn, idem: idemIgnored, limit: "proofs"},
+		{method: "POST", path: "/sessions/current/step-up/options", h: s.stepUpOptions, access: signedIn, idem: idemIgnored, limit: "proofs"},
 		{method: "GET", path: "/me", h: s.getMe, access: signedIn},
 		// Recovery (docs/accounts.md "Recovery").
 		{method: "POST", path: "/password-resets", h: s.createPasswordReset, access: public, idem: idemIgnored, limit: "password_resets"},
@@ -168,6 +169,15 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/me/email", h: s.changeEmail, access: signedIn, idem: idemIgnored, limit: "me_email", stepUp: true},
 		{method: "POST", path: "/me/email/resend", h: s.resendEmailCode, access: signedIn, idem: idemIgnored, limit: "me_email_verify"},
 		{method: "POST", path: "/me/email/verify", h: s.verifyEmailChange, access: signedIn, idem: idemIgnored, limit: "me_email_verify"},
+		// Passkeys (docs/passkeys.md): adding one is a sensitive change.
+		{method: "POST", path: "/me/passkeys/registration/options", h: s.passkeyRegistrationOptions, access: signedIn,
+			idem: idemIgnored, limit: "passkey_register", stepUp: true},
+		{method: "POST", path: "/me/passkeys", h: s.createPasskey, access: signedIn, idem: idemIgnored, limit: "passkey_register", stepUp: true},
+		{method: "GET", path: "/me/passkeys", h: s.listPasskeys, access: signedIn},
+		{method: "PATCH", path: "/me/passkeys/{id}", h: s.renamePasskey, access: signedIn},
+		{method: "DELETE", path: "/me/passkeys/{id}", h: s.deletePasskey, access: signedIn, stepUp: true},
+		{method: "POST", path: "/passkeys/authentication/options", h: s.passkeyAuthOptions, access: public, idem: idemIgnored, limit: "passkey_auth"},
+		{method: "POST", path: "/passkeys/authentication/verify", h: s.passkeyAuthVerify, access: public, idem: idemIgnored, limit: "passkey_auth"},
 		{method: "POST", path: "/businesses", h: s.createBusiness, access: signedIn},
 		{method: "GET", path: "/businesses", h: s.listBusinesses, access: signedIn},
 	}

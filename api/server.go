@@ -76,6 +76,9 @@ type Options struct {
 	// that must send one answer email_unavailable.
 	Letters payd.Letters
 	Mail    bool
+	// Passkeys runs the WebAuthn ceremonies (package passkey); without it
+	// the passkey routes answer temporarily_unavailable.
+	Passkeys payd.WebAuthn
 }
 
 // ChallengeIssuer issues dev bot-check tokens (challenge.Dev).

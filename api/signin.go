@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"payd"
@@ -168,20 +169,36 @@ func passwordResetRequired() error {
 }
 
 type stepUpRequest struct {
-	Password string `json:"password"`
+	Password *string `json:"password"`
+	// Passkey is the answer to POST /sessions/current/step-up/options.
+	Passkey json.RawMessage `json:"passkey"`
 }
 
-// stepUp gives the session a fresh proof (spec 5.7) for the password.
+// stepUp gives the session a fresh proof (spec 5.7) for the password or a
+// passkey.
 func (s *Server) stepUp(w http.ResponseWriter, r *http.Request) error {
 	var req stepUpRequest
 	if err := decode(r, &req); err != nil {
 		return err
 	}
 	c := callOf(r.Context())
+	if req.Passkey != nil {
+		if req.Password != nil {
+			return &payd.Error{Code: payd.ErrInvalidRequest, Field: "passkey", Message: "send a password or a passkey, not both"}
+		}
+		if err := s.passkeyProof(r.Context(), c, req.Passkey); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, single{s.toSession(c.session, c.session.ID, c.user)})
+		return nil
+	}
+	if req.Password == nil {
+		return &payd.Error{Code: payd.ErrInvalidRequest, Field: "password", Message: "send password, or passkey with the answer to POST /sessions/current/step-up/options"}
+	}
 	if c.user.PasswordDisabled {
 		return passwordResetRequired()
 	}
-	if err := s.currentPassword(r.Context(), c, req.Password); err != nil {
+	if err := s.currentPassword(r.Context(), c, *req.Password); err != nil {
 		return err
 	}
 	now := s.clock.Now()

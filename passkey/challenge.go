@@ -42,3 +42,7 @@ func ChallengeHash(response []byte) (string, error) {
 	}
 	return hashChallenge(client.Challenge), nil
 }
+
+// ChallengeHash is the package's ChallengeHash, for callers that hold the
+// relying party as a payd.WebAuthn.
+func (rp *RP) ChallengeHash(response []byte) (string, error) { return ChallengeHash(response) }

@@ -67,11 +67,8 @@ func knownTransports(ts []protocol.AuthenticatorTransport) []string {
 	return out
 }
 
-// Lookup finds the passkey an assertion names by its credential id (the
-// user handle, which a discoverable credential returns, is given too). It
-// returns not_found for a credential on no account; any other error is
-// passed on as it is.
-type Lookup func(credentialID, userHandle []byte) (*payd.Passkey, error)
+// Lookup finds the passkey an assertion names (payd.PasskeyLookup).
+type Lookup = payd.PasskeyLookup
 
 // FinishLogin verifies the browser's answer to a sign-in's or step-up's
 // options against the ceremony's state (taken by ChallengeHash(response)

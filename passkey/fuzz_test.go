@@ -4,15 +4,16 @@ import (
 	"testing"
 
 	"payd"
+	"payd/passkey/passkeytest"
 )
 
 // FuzzChallengeHash: any body gives a hash or passkey_failed, never a
 // panic, and a hash is always 64 hex characters.
 func FuzzChallengeHash(f *testing.F) {
 	b := setup(f)
-	a := &authenticator{t: f, origin: b.rp.Origin()}
+	a := &passkeytest.Authenticator{T: f, Origin: b.rp.Origin()}
 	opts, _, _ := b.rp.BeginRegistration(ada, nil, payd.WebAuthnRegister, "")
-	_, reg := a.create(opts, flagUV)
+	_, reg := a.Create(opts, passkeytest.FlagUV)
 	f.Add(reg)
 	f.Add([]byte(`{"response":{"clientDataJSON":"eyJjaGFsbGVuZ2UiOiJhYmMifQ=="}}`))
 	f.Add([]byte(`{"response":{"clientDataJSON":"e30"}}`))
@@ -36,9 +37,9 @@ func FuzzChallengeHash(f *testing.F) {
 // unless it still carries a valid signature over the ceremony.
 func FuzzFinish(f *testing.F) {
 	b := setup(f)
-	a := &authenticator{t: f, origin: b.rp.Origin()}
+	a := &passkeytest.Authenticator{T: f, Origin: b.rp.Origin()}
 	opts, reg, _ := b.rp.BeginRegistration(ada, nil, payd.WebAuthnRegister, "")
-	k, regResp := a.create(opts, flagUV)
+	k, regResp := a.Create(opts, passkeytest.FlagUV)
 	pk, err := b.rp.FinishRegistration(reg, regResp)
 	if err != nil {
 		f.Fatal(err)
@@ -46,7 +47,7 @@ func FuzzFinish(f *testing.F) {
 	b.keys[string(pk.CredentialID)] = pk
 	opts, login, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
 	f.Add(regResp)
-	f.Add(a.get(k, opts, 1))
+	f.Add(a.Get(k, opts, 1))
 	f.Add([]byte(`{"id":"AA","rawId":"AA","type":"public-key","response":{"clientDataJSON":"e30","authenticatorData":"","signature":""}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		r := *reg

@@ -84,6 +84,9 @@ func New(publicURL string, clk clock.Clock) (*RP, error) {
 	return &RP{wa: wa, clock: clk, rpID: host, origin: origin}, nil
 }
 
+// RP runs payd's ceremonies for the API.
+var _ payd.WebAuthn = (*RP)(nil)
+
 // RPID returns the relying party id: the public URL's host.
 func (rp *RP) RPID() string { return rp.rpID }
 
@@ -91,15 +94,7 @@ func (rp *RP) RPID() string { return rp.rpID }
 func (rp *RP) Origin() string { return rp.origin }
 
 // User is the account a registration is for.
-type User struct {
-	// ID is the user's id (usr_…), which becomes the credential's user
-	// handle: opaque, unlike the email, and at most MaxUserID bytes.
-	ID string
-	// Email is the name the authenticator shows to tell accounts apart.
-	Email string
-	// Name is the display name; the email stands in when it is empty.
-	Name string
-}
+type User = payd.PasskeyUser
 
 // waUser adapts a user to go-webauthn.
 type waUser struct {

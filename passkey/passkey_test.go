@@ -2,6 +2,7 @@ package passkey
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -12,7 +13,10 @@ import (
 
 	"payd"
 	"payd/clock"
+	"payd/passkey/passkeytest"
 )
+
+var b64u = base64.RawURLEncoding
 
 const publicURL = "https://pay.example.com"
 
@@ -21,7 +25,7 @@ const publicURL = "https://pay.example.com"
 type bundle struct {
 	rp    *RP
 	clock *clock.Fake
-	auth  *authenticator
+	auth  *passkeytest.Authenticator
 	keys  map[string]*payd.Passkey // by string(credential id)
 }
 
@@ -32,7 +36,7 @@ func setup(t testing.TB) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &bundle{rp: rp, clock: clk, auth: &authenticator{t: t, origin: "https://pay.example.com"},
+	return &bundle{rp: rp, clock: clk, auth: &passkeytest.Authenticator{T: t, Origin: "https://pay.example.com"},
 		keys: map[string]*payd.Passkey{}}
 }
 
@@ -64,13 +68,13 @@ func take(t *testing.T, response []byte, states ...*payd.WebAuthnChallenge) *pay
 }
 
 // register adds a passkey for user through the whole ceremony.
-func (b *bundle) register(t *testing.T, user User, flags byte) (*softKey, *payd.Passkey) {
+func (b *bundle) register(t *testing.T, user User, flags byte) (*passkeytest.Key, *payd.Passkey) {
 	t.Helper()
 	opts, state, err := b.rp.BeginRegistration(user, b.passkeysOf(user.ID), payd.WebAuthnRegister, "ses_1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, resp := b.auth.create(opts, flags)
+	k, resp := b.auth.Create(opts, flags)
 	pk, err := b.rp.FinishRegistration(take(t, resp, state), resp)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +129,7 @@ func TestRegisterAndSignIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := readOptions(t, opts)
+	o := passkeytest.ReadOptions(t, opts)
 	if o.PublicKey.RP.ID != "pay.example.com" || o.PublicKey.User.ID != b64u.EncodeToString([]byte("usr_ada")) ||
 		o.PublicKey.Timeout != int(payd.WebAuthnChallengeTTL/time.Millisecond) {
 		t.Fatalf("registration options %s", opts)
@@ -141,7 +145,7 @@ func TestRegisterAndSignIn(t *testing.T) {
 		t.Fatalf("state %s holds the challenge itself", state.State)
 	}
 
-	k, resp := b.auth.create(opts, flagUV|flagBE)
+	k, resp := b.auth.Create(opts, passkeytest.FlagUV|passkeytest.FlagBE)
 	if err := take(t, resp, state).Check(payd.WebAuthnRegister, "ses_1", b.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +153,7 @@ func TestRegisterAndSignIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !payd.HasPrefix(pk.ID, payd.PrefixPasskey) || pk.UserID != "usr_ada" || !bytes.Equal(pk.CredentialID, k.id) ||
+	if !payd.HasPrefix(pk.ID, payd.PrefixPasskey) || pk.UserID != "usr_ada" || !bytes.Equal(pk.CredentialID, k.ID) ||
 		len(pk.PublicKey) == 0 || !pk.BackupEligible || pk.BackupState || pk.SignCount != 0 ||
 		strings.Join(pk.Transports, ",") != "internal,hybrid" || pk.Name != payd.DefaultPasskeyName ||
 		!pk.CreatedAt.Equal(b.clock.Now()) || pk.LastUsedAt != nil {
@@ -162,7 +166,7 @@ func TestRegisterAndSignIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex := readOptions(t, opts).PublicKey.Exclude; len(ex) != 1 || ex[0].ID != b64u.EncodeToString(k.id) {
+	if ex := passkeytest.ReadOptions(t, opts).PublicKey.Exclude; len(ex) != 1 || ex[0].ID != b64u.EncodeToString(k.ID) {
 		t.Fatalf("excludeCredentials = %+v, want the first passkey", ex)
 	}
 
@@ -172,12 +176,12 @@ func TestRegisterAndSignIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := readOptions(t, opts); o.PublicKey.RPID != "pay.example.com" || len(o.PublicKey.Allow) != 0 ||
+	if o := passkeytest.ReadOptions(t, opts); o.PublicKey.RPID != "pay.example.com" || len(o.PublicKey.Allow) != 0 ||
 		o.PublicKey.UserVerification != "required" {
 		t.Fatalf("sign-in options %s", opts)
 	}
-	k.flags |= flagBS // synced meanwhile
-	resp = b.auth.get(k, opts, 1)
+	k.Flags |= passkeytest.FlagBS // synced meanwhile
+	resp = b.auth.Get(k, opts, 1)
 	used, err := b.rp.FinishLogin(take(t, resp, state), resp, b.lookup)
 	if err != nil {
 		t.Fatal(err)
@@ -196,10 +200,10 @@ func TestRegisterAndSignIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if al := readOptions(t, opts).PublicKey.Allow; len(al) != 1 || al[0].ID != b64u.EncodeToString(k.id) {
+	if al := passkeytest.ReadOptions(t, opts).PublicKey.Allow; len(al) != 1 || al[0].ID != b64u.EncodeToString(k.ID) {
 		t.Fatalf("allowCredentials = %+v", al)
 	}
-	resp = b.auth.get(k, opts, 5)
+	resp = b.auth.Get(k, opts, 5)
 	used, err = b.rp.FinishLogin(take(t, resp, state), resp, b.lookup)
 	if err != nil {
 		t.Fatal(err)
@@ -213,13 +217,13 @@ func TestRegisterAndSignIn(t *testing.T) {
 // report 0 every time, which is no regression.
 func TestNoCounter(t *testing.T) {
 	b := setup(t)
-	k, _ := b.register(t, ada, flagUV|flagBE|flagBS)
+	k, _ := b.register(t, ada, passkeytest.FlagUV|passkeytest.FlagBE|passkeytest.FlagBS)
 	for range 3 {
 		opts, state, err := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := b.rp.FinishLogin(state, b.auth.get(k, opts, 0), b.lookup); err != nil {
+		if _, err := b.rp.FinishLogin(state, b.auth.Get(k, opts, 0), b.lookup); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -231,7 +235,7 @@ func TestSignupPurpose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, resp := b.auth.create(opts, flagUV)
+	_, resp := b.auth.Create(opts, passkeytest.FlagUV)
 	pk, err := b.rp.FinishRegistration(state, resp)
 	if err != nil {
 		t.Fatal(err)
@@ -279,40 +283,40 @@ func TestRegistrationFailures(t *testing.T) {
 	}{
 		{"WrongOrigin", "validating origin", func(t *testing.T, b *bundle) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginRegistration(ada, nil, payd.WebAuthnRegister, "ses_1")
-			b.auth.origin = "https://pay.example.com.evil.test"
-			_, resp := b.auth.create(opts, flagUV)
+			b.auth.Origin = "https://pay.example.com.evil.test"
+			_, resp := b.auth.Create(opts, passkeytest.FlagUV)
 			return state, resp
 		}},
 		{"WrongRPID", "RP Hash mismatch", func(t *testing.T, b *bundle) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginRegistration(ada, nil, payd.WebAuthnRegister, "ses_1")
-			o := readOptions(t, opts)
-			k, _ := b.auth.create(opts, flagUV)
-			return state, b.auth.attest(k, o.PublicKey.Challenge, "example.com")
+			o := passkeytest.ReadOptions(t, opts)
+			k, _ := b.auth.Create(opts, passkeytest.FlagUV)
+			return state, b.auth.Attest(k, o.PublicKey.Challenge, "example.com")
 		}},
 		{"ForeignChallenge", "another ceremony's challenge", func(t *testing.T, b *bundle) (*payd.WebAuthnChallenge, []byte) {
 			_, state, _ := b.rp.BeginRegistration(ada, nil, payd.WebAuthnRegister, "ses_1")
 			other, _, _ := b.rp.BeginRegistration(ada, nil, payd.WebAuthnRegister, "ses_1")
-			_, resp := b.auth.create(other, flagUV)
+			_, resp := b.auth.Create(other, passkeytest.FlagUV)
 			return state, resp
 		}},
 		{"Expired", "expired", func(t *testing.T, b *bundle) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginRegistration(ada, nil, payd.WebAuthnRegister, "ses_1")
-			_, resp := b.auth.create(opts, flagUV)
+			_, resp := b.auth.Create(opts, passkeytest.FlagUV)
 			b.clock.Advance(payd.WebAuthnChallengeTTL)
 			return state, resp
 		}},
 		{"LoginState", "started for", func(t *testing.T, b *bundle) (*payd.WebAuthnChallenge, []byte) {
 			_, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
 			opts, _, _ := b.rp.BeginRegistration(ada, nil, payd.WebAuthnRegister, "ses_1")
-			_, resp := b.auth.create(opts, flagUV)
-			var o options
+			_, resp := b.auth.Create(opts, passkeytest.FlagUV)
+			var o passkeytest.Options
 			_ = json.Unmarshal(opts, &o)
 			state.Hash = hashChallenge(o.PublicKey.Challenge) // even with the right challenge
 			return state, resp
 		}},
 		{"BackupStateWithoutEligible", "Backup State", func(t *testing.T, b *bundle) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginRegistration(ada, nil, payd.WebAuthnRegister, "ses_1")
-			_, resp := b.auth.create(opts, flagUV|flagBS)
+			_, resp := b.auth.Create(opts, passkeytest.FlagUV|passkeytest.FlagBS)
 			return state, resp
 		}},
 		{"Garbage", "unreadable", func(t *testing.T, b *bundle) (*payd.WebAuthnChallenge, []byte) {
@@ -338,35 +342,35 @@ func TestRegistrationFailures(t *testing.T) {
 func TestLoginFailures(t *testing.T) {
 	cases := []struct {
 		name, code, why string
-		answer          func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte)
+		answer          func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte)
 	}{
-		{"WrongOrigin", payd.ErrPasskeyFailed, "validating origin", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
+		{"WrongOrigin", payd.ErrPasskeyFailed, "validating origin", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
-			b.auth.origin = "http://pay.example.com"
-			return state, b.auth.get(k, opts, 1)
+			b.auth.Origin = "http://pay.example.com"
+			return state, b.auth.Get(k, opts, 1)
 		}},
-		{"WrongRPID", payd.ErrPasskeyFailed, "RP Hash mismatch", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
+		{"WrongRPID", payd.ErrPasskeyFailed, "RP Hash mismatch", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
-			return state, b.auth.assert(k, readOptions(t, opts).PublicKey.Challenge, "evil.test", 1, k.handle)
+			return state, b.auth.Assert(k, passkeytest.ReadOptions(t, opts).PublicKey.Challenge, "evil.test", 1, k.Handle)
 		}},
-		{"ForeignChallenge", payd.ErrPasskeyFailed, "another ceremony's challenge", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
+		{"ForeignChallenge", payd.ErrPasskeyFailed, "another ceremony's challenge", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
 			_, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
 			other, _, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
-			return state, b.auth.get(k, other, 1)
+			return state, b.auth.Get(k, other, 1)
 		}},
-		{"Expired", payd.ErrPasskeyFailed, "expired", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
+		{"Expired", payd.ErrPasskeyFailed, "expired", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
 			b.clock.Advance(payd.WebAuthnChallengeTTL)
-			return state, b.auth.get(k, opts, 1)
+			return state, b.auth.Get(k, opts, 1)
 		}},
-		{"RegistrationState", payd.ErrPasskeyFailed, "started for", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
+		{"RegistrationState", payd.ErrPasskeyFailed, "started for", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
 			state.Purpose = payd.WebAuthnRegister
-			return state, b.auth.get(k, opts, 1)
+			return state, b.auth.Get(k, opts, 1)
 		}},
-		{"BadSignature", payd.ErrPasskeyFailed, "assertion signature", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
+		{"BadSignature", payd.ErrPasskeyFailed, "assertion signature", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
-			resp := b.auth.get(k, opts, 1)
+			resp := b.auth.Get(k, opts, 1)
 			var m map[string]any
 			_ = json.Unmarshal(resp, &m)
 			sig, _ := b64u.DecodeString(m["response"].(map[string]any)["signature"].(string))
@@ -375,53 +379,53 @@ func TestLoginFailures(t *testing.T) {
 			out, _ := json.Marshal(m)
 			return state, out
 		}},
-		{"SignedByAnotherKey", payd.ErrPasskeyFailed, "assertion signature", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
+		{"SignedByAnotherKey", payd.ErrPasskeyFailed, "assertion signature", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
-			impostor, _ := b.auth.create(mustOpts(t, b), flagUV|flagBE)
-			impostor.id, impostor.handle = k.id, k.handle // claims ada's credential
-			return state, b.auth.get(impostor, opts, 7)
+			impostor, _ := b.auth.Create(mustOpts(t, b), passkeytest.FlagUV|passkeytest.FlagBE)
+			impostor.ID, impostor.Handle = k.ID, k.Handle // claims ada's credential
+			return state, b.auth.Get(impostor, opts, 7)
 		}},
-		{"NoUserVerification", payd.ErrPasskeyFailed, "User verification required", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
+		{"NoUserVerification", payd.ErrPasskeyFailed, "User verification required", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
-			k.flags &^= flagUV
-			return state, b.auth.get(k, opts, 1)
+			k.Flags &^= passkeytest.FlagUV
+			return state, b.auth.Get(k, opts, 1)
 		}},
-		{"CounterBackwards", payd.ErrPasskeyFailed, "did not advance", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
-			b.keys[string(k.id)].SignCount = 10 // a clone used it up to 10
+		{"CounterBackwards", payd.ErrPasskeyFailed, "did not advance", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
+			b.keys[string(k.ID)].SignCount = 10 // a clone used it up to 10
 			opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
-			return state, b.auth.get(k, opts, 1)
+			return state, b.auth.Get(k, opts, 1)
 		}},
-		{"CounterRepeated", payd.ErrPasskeyFailed, "did not advance", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
-			b.keys[string(k.id)].SignCount = 4
+		{"CounterRepeated", payd.ErrPasskeyFailed, "did not advance", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
+			b.keys[string(k.ID)].SignCount = 4
 			opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
-			return state, b.auth.get(k, opts, 4)
+			return state, b.auth.Get(k, opts, 4)
 		}},
-		{"BackupEligibleChanged", payd.ErrPasskeyFailed, "Backup Eligible", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
+		{"BackupEligibleChanged", payd.ErrPasskeyFailed, "Backup Eligible", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
-			k.flags &^= flagBE
-			return state, b.auth.get(k, opts, 1)
+			k.Flags &^= passkeytest.FlagBE
+			return state, b.auth.Get(k, opts, 1)
 		}},
-		{"UserHandleOfAnother", payd.ErrPasskeyFailed, "user handle", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
+		{"UserHandleOfAnother", payd.ErrPasskeyFailed, "user handle", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
 			opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
-			k.handle = []byte("usr_bob")
-			return state, b.auth.get(k, opts, 1)
+			k.Handle = []byte("usr_bob")
+			return state, b.auth.Get(k, opts, 1)
 		}},
-		{"UnknownCredential", payd.ErrPasskeyUnknown, "no account", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
-			delete(b.keys, string(k.id)) // removed from the account
+		{"UnknownCredential", payd.ErrPasskeyUnknown, "no account", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
+			delete(b.keys, string(k.ID)) // removed from the account
 			opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
-			return state, b.auth.get(k, opts, 1)
+			return state, b.auth.Get(k, opts, 1)
 		}},
-		{"StepUpWithAnotherAccountsPasskey", payd.ErrPasskeyUnknown, "another account", func(t *testing.T, b *bundle, k *softKey) (*payd.WebAuthnChallenge, []byte) {
+		{"StepUpWithAnotherAccountsPasskey", payd.ErrPasskeyUnknown, "another account", func(t *testing.T, b *bundle, k *passkeytest.Key) (*payd.WebAuthnChallenge, []byte) {
 			bob := User{ID: "usr_bob", Email: "bob@example.com"}
-			b.register(t, bob, flagUV)
+			b.register(t, bob, passkeytest.FlagUV)
 			opts, state, _ := b.rp.BeginLogin(&bob, b.passkeysOf("usr_bob"), payd.WebAuthnStepUp, "ses_bob")
-			return state, b.auth.get(k, opts, 1) // ada's passkey, in bob's session
+			return state, b.auth.Get(k, opts, 1) // ada's passkey, in bob's session
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := setup(t)
-			k, _ := b.register(t, ada, flagUV|flagBE)
+			k, _ := b.register(t, ada, passkeytest.FlagUV|passkeytest.FlagBE)
 			state, resp := c.answer(t, b, k)
 			_, err := b.rp.FinishLogin(state, resp, b.lookup)
 			wantCode(t, err, c.code)
@@ -445,17 +449,17 @@ func mustOpts(t *testing.T, b *bundle) []byte {
 // store once; finishing with a state of another ceremony fails.
 func TestReplay(t *testing.T) {
 	b := setup(t)
-	k, _ := b.register(t, ada, flagUV)
+	k, _ := b.register(t, ada, passkeytest.FlagUV)
 	opts, state, err := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp := b.auth.get(k, opts, 1)
+	resp := b.auth.Get(k, opts, 1)
 	used, err := b.rp.FinishLogin(state, resp, b.lookup)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.keys[string(k.id)] = used
+	b.keys[string(k.ID)] = used
 	// The store gave the state away; a replay presented with the next
 	// ceremony's state is foreign to it.
 	_, next, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
@@ -468,10 +472,10 @@ func TestReplay(t *testing.T) {
 // TestLookupError: a store failure is passed on, not disguised.
 func TestLookupError(t *testing.T) {
 	b := setup(t)
-	k, _ := b.register(t, ada, flagUV)
+	k, _ := b.register(t, ada, passkeytest.FlagUV)
 	opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
 	boom := errors.New("database gone")
-	_, err := b.rp.FinishLogin(state, b.auth.get(k, opts, 1), func(_, _ []byte) (*payd.Passkey, error) { return nil, boom })
+	_, err := b.rp.FinishLogin(state, b.auth.Get(k, opts, 1), func(_, _ []byte) (*payd.Passkey, error) { return nil, boom })
 	if !errors.Is(err, boom) {
 		t.Fatalf("FinishLogin = %v, want the lookup's error", err)
 	}
@@ -490,8 +494,8 @@ func TestKnownTransports(t *testing.T) {
 func TestChallengeHash(t *testing.T) {
 	b := setup(t)
 	opts, state, _ := b.rp.BeginLogin(nil, nil, payd.WebAuthnSignin, "")
-	k, _ := b.register(t, ada, flagUV)
-	resp := b.auth.get(k, opts, 1)
+	k, _ := b.register(t, ada, passkeytest.FlagUV)
+	resp := b.auth.Get(k, opts, 1)
 	if got, err := ChallengeHash(resp); err != nil || got != state.Hash {
 		t.Fatalf("ChallengeHash = %q, %v; want %q", got, err, state.Hash)
 	}

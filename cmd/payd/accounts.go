@@ -10,12 +10,14 @@ import (
 	"payd/challenge"
 	"payd/clock"
 	"payd/mail"
+	"payd/passkey"
 	"payd/password"
 )
 
 // accountOptions fills the API's account settings (docs/accounts.md):
 // the password hasher, the breach check of --pwned, the bot check of
-// --challenge (dev tokens by default with --dev), and the email letters,
+// --challenge (dev tokens by default with --dev), the passkey relying
+// party of the public URL, and the email letters,
 // which can go out when outbox exists.
 func accountOptions(o *api.Options, cfg *Config, st payd.Store, clk clock.Clock, log *slog.Logger, mailing bool) error {
 	o.Passwords = password.NewHasher(password.Config{})
@@ -39,6 +41,13 @@ func accountOptions(o *api.Options, cfg *Config, st payd.Store, clk clock.Clock,
 			return fmt.Errorf("--challenge: %w", err)
 		}
 		log.Info("bot check", slog.String("challenge", c.String()))
+	}
+	if rp, err := passkey.New(o.PublicURL, clk); err != nil {
+		// An IP address for host: browsers refuse it as a relying party.
+		log.Warn("passkeys are off: they need a public URL with a domain name (https, or http://localhost:PORT)",
+			slog.String("public_url", o.PublicURL))
+	} else {
+		o.Passkeys = rp
 	}
 	o.Letters = mail.NewLetters()
 	o.Mail = mailing

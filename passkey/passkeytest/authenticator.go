@@ -1,4 +1,6 @@
-package passkey
+// Package passkeytest is a software WebAuthn authenticator for tests of
+// payd's passkey ceremonies, in package passkey and through the API.
+package passkeytest
 
 import (
 	"crypto/ecdsa"
@@ -18,34 +20,34 @@ import (
 
 // Authenticator data flags (WebAuthn §6.1).
 const (
-	flagUP = 0x01 // user present
-	flagUV = 0x04 // user verified
-	flagBE = 0x08 // backup eligible
-	flagBS = 0x10 // backed up
-	flagAT = 0x40 // attested credential data included
+	FlagUP = 0x01 // user present
+	FlagUV = 0x04 // user verified
+	FlagBE = 0x08 // backup eligible
+	FlagBS = 0x10 // backed up
+	FlagAT = 0x40 // attested credential data included
 )
 
 var b64u = base64.RawURLEncoding
 
-// softKey is one credential held by the software authenticator.
-type softKey struct {
-	id      []byte
-	key     *ecdsa.PrivateKey
-	rpID    string
-	handle  []byte // the user handle it was registered for
-	counter uint32
-	flags   byte // UV, BE, BS to report; UP is always set
+// Key is one credential held by the software authenticator.
+type Key struct {
+	ID      []byte
+	Private *ecdsa.PrivateKey
+	RPID    string
+	Handle  []byte // the user handle it was registered for
+	Counter uint32
+	Flags   byte // UV, BE, BS to report; UP is always set
 }
 
-// authenticator answers options as a browser at origin would.
-type authenticator struct {
-	t      testing.TB
-	origin string
+// Authenticator answers options as a browser at origin would.
+type Authenticator struct {
+	T      testing.TB
+	Origin string
 }
 
-// options is what a test reads from BeginRegistration's or BeginLogin's
+// Options is what a test reads from BeginRegistration's or BeginLogin's
 // JSON.
-type options struct {
+type Options struct {
 	PublicKey struct {
 		Challenge string `json:"challenge"`
 		RP        struct {
@@ -66,20 +68,20 @@ type options struct {
 	} `json:"publicKey"`
 }
 
-func readOptions(t testing.TB, raw []byte) options {
+func ReadOptions(t testing.TB, raw []byte) Options {
 	t.Helper()
-	var o options
+	var o Options
 	if err := json.Unmarshal(raw, &o); err != nil {
 		t.Fatalf("options %s: %v", raw, err)
 	}
 	return o
 }
 
-// clientData is the clientDataJSON a browser at a.origin signs.
-func (a *authenticator) clientData(typ, challenge string) []byte {
-	b, err := json.Marshal(map[string]any{"type": typ, "challenge": challenge, "origin": a.origin, "crossOrigin": false})
+// clientData is the clientDataJSON a browser at a.Origin signs.
+func (a *Authenticator) clientData(typ, challenge string) []byte {
+	b, err := json.Marshal(map[string]any{"type": typ, "challenge": challenge, "origin": a.Origin, "crossOrigin": false})
 	if err != nil {
-		a.t.Fatal(err)
+		a.T.Fatal(err)
 	}
 	return b
 }
@@ -93,30 +95,30 @@ func authData(rpID string, flags byte, counter uint32, attested []byte) []byte {
 	return append(out, attested...)
 }
 
-// create makes a new credential for the registration options raw, flags
+// Create makes a new credential for the registration options raw, flags
 // being UV, BE, BS as the authenticator should report them, and returns it
 // with the response JSON a browser would post.
-func (a *authenticator) create(raw []byte, flags byte) (*softKey, []byte) {
-	a.t.Helper()
-	o := readOptions(a.t, raw)
+func (a *Authenticator) Create(raw []byte, flags byte) (*Key, []byte) {
+	a.T.Helper()
+	o := ReadOptions(a.T, raw)
 	handle, err := b64u.DecodeString(o.PublicKey.User.ID)
 	if err != nil {
-		a.t.Fatalf("user.id %q: %v", o.PublicKey.User.ID, err)
+		a.T.Fatalf("user.id %q: %v", o.PublicKey.User.ID, err)
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		a.t.Fatal(err)
+		a.T.Fatal(err)
 	}
-	k := &softKey{id: make([]byte, 32), key: key, rpID: o.PublicKey.RP.ID, handle: handle, flags: flags}
-	_, _ = rand.Read(k.id)
-	return k, a.attest(k, o.PublicKey.Challenge, o.PublicKey.RP.ID)
+	k := &Key{ID: make([]byte, 32), Private: key, RPID: o.PublicKey.RP.ID, Handle: handle, Flags: flags}
+	_, _ = rand.Read(k.ID)
+	return k, a.Attest(k, o.PublicKey.Challenge, o.PublicKey.RP.ID)
 }
 
-// attest renders k's registration response for challenge at rpID.
-func (a *authenticator) attest(k *softKey, challenge, rpID string) []byte {
-	pub, err := k.key.PublicKey.Bytes() // 0x04 ‖ x ‖ y
+// Attest renders k's registration response for challenge at rpID.
+func (a *Authenticator) Attest(k *Key, challenge, rpID string) []byte {
+	pub, err := k.Private.PublicKey.Bytes() // 0x04 ‖ x ‖ y
 	if err != nil {
-		a.t.Fatal(err)
+		a.T.Fatal(err)
 	}
 	cose := cborMap(
 		cborInt(1), cborInt(2), // kty: EC2
@@ -126,16 +128,16 @@ func (a *authenticator) attest(k *softKey, challenge, rpID string) []byte {
 		cborInt(-3), cborBytes(pub[33:65]),
 	)
 	attested := make([]byte, 16) // AAGUID: all zero, as "none" attestation allows
-	attested = binary.BigEndian.AppendUint16(attested, uint16(len(k.id)))
-	attested = append(append(attested, k.id...), cose...)
-	ad := authData(rpID, flagUP|flagAT|k.flags, k.counter, attested)
+	attested = binary.BigEndian.AppendUint16(attested, uint16(len(k.ID)))
+	attested = append(append(attested, k.ID...), cose...)
+	ad := authData(rpID, FlagUP|FlagAT|k.Flags, k.Counter, attested)
 	object := cborMap(
 		cborText("fmt"), cborText("none"),
 		cborText("attStmt"), cborMap(),
 		cborText("authData"), cborBytes(ad),
 	)
 	return a.marshal(map[string]any{
-		"id": b64u.EncodeToString(k.id), "rawId": b64u.EncodeToString(k.id), "type": "public-key",
+		"id": b64u.EncodeToString(k.ID), "rawId": b64u.EncodeToString(k.ID), "type": "public-key",
 		"response": map[string]any{
 			"clientDataJSON":    b64u.EncodeToString(a.clientData("webauthn.create", challenge)),
 			"attestationObject": b64u.EncodeToString(object),
@@ -145,24 +147,24 @@ func (a *authenticator) attest(k *softKey, challenge, rpID string) []byte {
 	})
 }
 
-// get signs the login options raw with k, counting its counter on by
+// Get signs the login options raw with k, counting its counter on by
 // step (0 leaves it, as authenticators without a counter do).
-func (a *authenticator) get(k *softKey, raw []byte, step uint32) []byte {
-	a.t.Helper()
-	o := readOptions(a.t, raw)
-	k.counter += step
-	return a.assert(k, o.PublicKey.Challenge, o.PublicKey.RPID, k.counter, k.handle)
+func (a *Authenticator) Get(k *Key, raw []byte, step uint32) []byte {
+	a.T.Helper()
+	o := ReadOptions(a.T, raw)
+	k.Counter += step
+	return a.Assert(k, o.PublicKey.Challenge, o.PublicKey.RPID, k.Counter, k.Handle)
 }
 
-// assert renders an assertion by k of challenge at rpID with counter.
-func (a *authenticator) assert(k *softKey, challenge, rpID string, counter uint32, handle []byte) []byte {
+// Assert renders an assertion by k of challenge at rpID with counter.
+func (a *Authenticator) Assert(k *Key, challenge, rpID string, counter uint32, handle []byte) []byte {
 	cd := a.clientData("webauthn.get", challenge)
-	ad := authData(rpID, flagUP|k.flags, counter, nil)
+	ad := authData(rpID, FlagUP|k.Flags, counter, nil)
 	h := sha256.Sum256(cd)
 	digest := sha256.Sum256(append(append([]byte{}, ad...), h[:]...)) // ES256 signs the SHA-256 of authData ‖ hash
-	sig, err := ecdsa.SignASN1(rand.Reader, k.key, digest[:])
+	sig, err := ecdsa.SignASN1(rand.Reader, k.Private, digest[:])
 	if err != nil {
-		a.t.Fatal(err)
+		a.T.Fatal(err)
 	}
 	resp := map[string]any{
 		"clientDataJSON":    b64u.EncodeToString(cd),
@@ -173,15 +175,15 @@ func (a *authenticator) assert(k *softKey, challenge, rpID string, counter uint3
 		resp["userHandle"] = b64u.EncodeToString(handle)
 	}
 	return a.marshal(map[string]any{
-		"id": b64u.EncodeToString(k.id), "rawId": b64u.EncodeToString(k.id), "type": "public-key",
+		"id": b64u.EncodeToString(k.ID), "rawId": b64u.EncodeToString(k.ID), "type": "public-key",
 		"response": resp, "clientExtensionResults": map[string]any{},
 	})
 }
 
-func (a *authenticator) marshal(v any) []byte {
+func (a *Authenticator) marshal(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
-		a.t.Fatal(err)
+		a.T.Fatal(err)
 	}
 	return b
 }
