@@ -100,8 +100,26 @@ func TestEmailChange(t *testing.T) {
 		br.verifyChange(code2, http.StatusBadRequest, payd.ErrVerificationExpired)
 		newBrowser(t, b).signIn("ada@new.example", testPassword, http.StatusCreated)
 
+		// Whoever made the change adds sign-in methods of their own: a
+		// passkey, two-step.
+		u, err := db.UserByEmail(t.Context(), "ada@new.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := b.clock.Now()
+		u.TOTPSecret, u.TOTPEnabledAt, u.RecoveryCodes = "JBSWY3DPEHPK3PXP", &now, []string{"h"}
+		if err := db.SaveUser(t.Context(), u); err != nil {
+			t.Fatal(err)
+		}
+		planted := &payd.Passkey{ID: payd.NewID(payd.PrefixPasskey), UserID: u.ID, CredentialID: []byte("planted"),
+			PublicKey: []byte{1}, Name: "planted", CreatedAt: now}
+		if err := db.CreatePasskey(t.Context(), planted); err != nil {
+			t.Fatal(err)
+		}
+
 		// The undo puts the old address back, disables the password, holds
-		// resets for a day and ends every session.
+		// resets for a day, ends every session, and takes the methods added
+		// since the change started with it.
 		undo := b.lastLink(t, "ada@example.com", payd.EmailChangeAlert)
 		anon.undoChange("nope", http.StatusBadRequest, payd.ErrInvalidToken)
 		done := anon.undoChange(undo, http.StatusOK)["data"].(map[string]any)
@@ -109,6 +127,12 @@ func TestEmailChange(t *testing.T) {
 			t.Fatalf("undo = %v", done)
 		}
 		anon.undoChange(undo, http.StatusBadRequest, payd.ErrInvalidToken)
+		if u, err := db.UserByID(t.Context(), u.ID); err != nil || u.TwoFactor() {
+			t.Fatalf("two-step turned on by the change's maker survives the undo: %v", err)
+		}
+		if pks, err := db.PasskeysByUser(t.Context(), u.ID); err != nil || len(pks) != 0 {
+			t.Fatalf("passkeys after the undo: %d %v", len(pks), err)
+		}
 		br.call(request{method: "GET", path: "/me"}, http.StatusUnauthorized, payd.ErrUnauthenticated)
 		anon.signIn("ada@example.com", testPassword, http.StatusForbidden, payd.ErrPasswordResetRequired)
 		anon.askReset("ada@example.com", http.StatusAccepted)

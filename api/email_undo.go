@@ -160,8 +160,25 @@ func (s *Server) undoEmailChange(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		u.Email, u.PasswordDisabled, u.ResetHoldUntil, u.UpdatedAt = ec.OldEmail, true, &hold, now
+		// Whoever made the change may have added sign-in methods of their
+		// own since it started: two-step turned on, passkeys. They go with
+		// it; the owner's older ones stay.
+		if u.TOTPEnabledAt != nil && !u.TOTPEnabledAt.Before(ec.CreatedAt) {
+			u.TOTPSecret, u.TOTPEnabledAt, u.TOTPLastStep, u.RecoveryCodes = "", nil, 0, nil
+		}
 		if err := q.SaveUser(ctx, u); err != nil {
 			return err
+		}
+		pks, err := q.PasskeysByUser(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		for _, pk := range pks {
+			if !pk.CreatedAt.Before(ec.CreatedAt) {
+				if err := q.DeletePasskey(ctx, u.ID, pk.ID); err != nil {
+					return err
+				}
+			}
 		}
 		_, err = q.DeleteSessions(ctx, u.ID, "")
 		return err
