@@ -110,13 +110,16 @@ type EmailChange struct {
 	UserID   string
 	OldEmail string
 	NewEmail string
-	// CodeHash, CodeSentAt, CodesSent and Tries are the emailed code's,
+	// CodeHash, CodeSentAt and CodesSent are the emailed code's,
 	// with the rules of a sign-up's (spec 8.3).
 	CodeHash   string
 	CodeSentAt time.Time
 	CodesSent  int
-	Tries      int
 	Status     EmailChangeStatus
+	// SessionStartedAt is when the session that started the change
+	// signed in: an undo removes the passkeys and two-step added since,
+	// which whoever made the change may have set up before starting it.
+	SessionStartedAt time.Time
 	// UndoHash is the hash of the undo link's token ("" until done).
 	UndoHash      string
 	CreatedAt     time.Time

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"time"
 
 	"payd"
@@ -141,23 +140,8 @@ func (s *Server) verifyAccount(w http.ResponseWriter, r *http.Request) error {
 	if !now.Before(sg.ExpiresAt) {
 		return payd.Errorf(payd.ErrVerificationExpired, "this sign-up is older than a day; sign up again")
 	}
-	if _, err := s.try(ctx, codeSubject(sg), payd.VerificationTTL, func(n int) time.Duration {
-		if n >= payd.CodeTries {
-			return sg.ExpiresAt.Sub(now)
-		}
-		return 0
-	}, "too many wrong tries of this code"); payd.ErrorCode(err) == payd.ErrTooManyAttempts {
-		// Locked until a new code is sent: wait for the next one.
-		return payd.TooManyAttempts(resendWait(sg, now), "too many wrong tries of this code; ask for a new code")
-	} else if err != nil {
+	if err := s.checkCode(ctx, signupCode(sg), req.Code, now); err != nil {
 		return err
-	}
-	code, ok := payd.NormalizeCode(req.Code)
-	if !ok || sg.Exists || !payd.SameSecret(payd.SecretHash(code), sg.CodeHash) {
-		return payd.InvalidCode()
-	}
-	if !now.Before(sg.CodeSentAt.Add(payd.CodeTTL)) {
-		return &payd.Error{Code: payd.ErrCodeExpired, Field: "code", Message: "this code is older than 15 minutes; ask for a new code"}
 	}
 	if browser := cookie(r, s.cookieName(signupCookie)); browser == "" || !payd.SameSecret(payd.SecretHash(browser), sg.BrowserHash) {
 		if err := s.otherBrowser(ctx, sg, req.Password); err != nil {
@@ -194,7 +178,7 @@ func (s *Server) verifyAccount(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.setSession(w, st)
 	s.setCookie(w, signupCookie, "", -1)
-	if err := s.store.ClearAttempts(ctx, codeSubject(sg)); err != nil {
+	if err := s.store.ClearAttempts(ctx, signupCode(sg).subject()); err != nil {
 		s.log.WarnContext(ctx, "clear code attempts", "error", err)
 	}
 	writeJSON(w, http.StatusCreated, single{toUser(u)})
@@ -252,11 +236,8 @@ func (s *Server) resendAccountCode(w http.ResponseWriter, r *http.Request) error
 	} else if err != nil {
 		return err
 	}
-	if wait := resendWait(sg, now); wait > 0 {
-		return payd.TooManyEmails(wait, "a code was sent less than a minute ago; wait before asking again")
-	}
-	if sg.CodesSent >= payd.CodesPerVerification {
-		return payd.TooManyEmails(sg.ExpiresAt.Sub(now), "this sign-up has been sent 5 codes already; sign up again tomorrow")
+	if err := signupCode(sg).mayResend(now); err != nil {
+		return err
 	}
 	code := payd.NewCode()
 	next := *sg
@@ -300,16 +281,9 @@ func (s *Server) signupEmail(sg *payd.Signup, code string, now time.Time) (*payd
 	return s.opts.Letters.SignupCode(sg.Email, code, now)
 }
 
-// codeSubject counts the tries of a sign-up's current code; a new code
-// starts a new count.
-func codeSubject(sg *payd.Signup) string {
-	return "code:" + sg.ID + ":" + strconv.Itoa(sg.CodesSent)
-}
-
-// resendWait is how long until the sign-up may be sent another code (0
-// when it may now).
-func resendWait(sg *payd.Signup, now time.Time) time.Duration {
-	return max(sg.CodeSentAt.Add(payd.CodeResendAfter).Sub(now), 0)
+// signupCode is a sign-up's emailed code.
+func signupCode(sg *payd.Signup) emailedCode {
+	return emailedCode{id: sg.ID, sent: sg.CodesSent, hash: sg.CodeHash, sentAt: sg.CodeSentAt, endsAt: sg.ExpiresAt, unsent: sg.Exists}
 }
 
 // signupDaySubject counts an address's wrong sign-up codes of one UTC day.

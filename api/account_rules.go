@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"time"
 
 	"payd"
@@ -160,4 +161,68 @@ func (s *Server) currentPassword(ctx context.Context, c *call, password string) 
 		return &payd.Error{Code: payd.ErrInvalidCredentials, Field: "password", Message: "the current password is wrong"}
 	}
 	return s.store.ClearAttempts(ctx, subject)
+}
+
+// emailedCode is a 6-digit code payd emailed to finish something (a
+// sign-up, an email change): the rules of spec 8.3 for such codes live in
+// its methods, for every route that takes one.
+type emailedCode struct {
+	// id is the sign-up's or change's; each new code counts its tries
+	// apart (codes sent so far, sent).
+	id   string
+	sent int
+	hash string
+	// sentAt is when the current code went out; endsAt when the sign-up
+	// or change itself ends.
+	sentAt, endsAt time.Time
+	// unsent is a code never emailed (a sign-up for a taken address):
+	// every input is wrong, after the same steps as any other.
+	unsent bool
+}
+
+// resendWait is how long until another code may be sent (0 when it may).
+func (e emailedCode) resendWait(now time.Time) time.Duration {
+	return max(e.sentAt.Add(payd.CodeResendAfter).Sub(now), 0)
+}
+
+// mayResend answers too_many_emails while the last code is under a minute
+// old, or CodesPerVerification have been sent.
+func (e emailedCode) mayResend(now time.Time) error {
+	if wait := e.resendWait(now); wait > 0 {
+		return payd.TooManyEmails(wait, "a code was sent less than a minute ago; wait before asking again")
+	}
+	if e.sent >= payd.CodesPerVerification {
+		return payd.TooManyEmails(e.endsAt.Sub(now), "5 codes have been sent already; start again tomorrow")
+	}
+	return nil
+}
+
+// subject counts the tries of the current code.
+func (e emailedCode) subject() string { return "code:" + e.id + ":" + strconv.Itoa(e.sent) }
+
+// checkCode compares input with the code: the try is reserved first (5
+// per code, then too_many_attempts until a new code can be sent, so no
+// burst gets more), a wrong or malformed code is invalid_code, and a
+// right one older than payd.CodeTTL is code_expired. The caller clears
+// the count (ClearAttempts(e.subject())) once the code is spent.
+func (s *Server) checkCode(ctx context.Context, e emailedCode, input string, now time.Time) error {
+	_, err := s.try(ctx, e.subject(), payd.VerificationTTL, func(n int) time.Duration {
+		if n >= payd.CodeTries {
+			return e.endsAt.Sub(now)
+		}
+		return 0
+	}, "too many wrong tries of this code")
+	if payd.ErrorCode(err) == payd.ErrTooManyAttempts {
+		return payd.TooManyAttempts(e.resendWait(now), "too many wrong tries of this code; ask for a new code")
+	} else if err != nil {
+		return err
+	}
+	code, ok := payd.NormalizeCode(input)
+	if !ok || e.unsent || !payd.SameSecret(payd.SecretHash(code), e.hash) {
+		return payd.InvalidCode()
+	}
+	if !now.Before(e.sentAt.Add(payd.CodeTTL)) {
+		return &payd.Error{Code: payd.ErrCodeExpired, Field: "code", Message: "this code is older than 15 minutes; ask for a new code"}
+	}
+	return nil
 }

@@ -124,15 +124,21 @@ func (s *Server) updateAPIKey(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
-	return s.changeAPIKey(w, r, func(ctx context.Context, q payd.Queries, k *payd.APIKey, role payd.MemberRole) (apiKey, error) {
+	var hash string
+	err := s.changeAPIKey(w, r, func(ctx context.Context, q payd.Queries, k *payd.APIKey, role payd.MemberRole) (apiKey, error) {
 		if err := k.Update(req.domain()); err != nil {
 			return apiKey{}, err
 		}
 		if !role.Covers(k) {
 			return apiKey{}, beyondRole(role)
 		}
+		hash = k.Hash
 		return toAPIKey(k), q.UpdateAPIKey(ctx, k)
 	})
+	if hash != "" {
+		s.keys.forget(hash) // narrowed permissions apply here at once
+	}
+	return err
 }
 
 // rollAPIKey serves POST /api-keys/{id}/roll: a new key with the same

@@ -34,7 +34,7 @@ func (s *Server) verifyEmailChange(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	if err := s.checkChangeCode(ctx, ec, req.Code, now); err != nil {
+	if err := s.checkCode(ctx, changeCode(ec), req.Code, now); err != nil {
 		return err
 	}
 	if err := s.alertQuota(ctx, ec, now); err != nil {
@@ -72,29 +72,16 @@ func (s *Server) verifyEmailChange(w http.ResponseWriter, r *http.Request) error
 	} else if err != nil {
 		return err
 	}
+	if err := s.store.ClearAttempts(ctx, changeCode(ec).subject()); err != nil {
+		s.log.WarnContext(ctx, "clear code attempts", "error", err)
+	}
 	writeJSON(w, http.StatusOK, single{toUser(u)})
 	return nil
 }
 
-// checkChangeCode tries code against the change's: 5 wrong tries per
-// code, then too_many_attempts until a new code is sent; code_expired
-// after payd.CodeTTL.
-func (s *Server) checkChangeCode(ctx context.Context, ec *payd.EmailChange, code string, now time.Time) error {
-	if ec.Tries >= payd.CodeTries {
-		return payd.TooManyAttempts(codeWait(ec.CodeSentAt, now), "too many wrong tries of this code; ask for a new code")
-	}
-	code, ok := payd.NormalizeCode(code)
-	if !ok || !payd.SameSecret(payd.SecretHash(code), ec.CodeHash) {
-		ec.Tries++
-		if err := s.store.SaveEmailChange(ctx, ec); err != nil && payd.ErrorCode(err) != payd.ErrConflict {
-			return err
-		}
-		return payd.InvalidCode()
-	}
-	if !now.Before(ec.CodeSentAt.Add(payd.CodeTTL)) {
-		return &payd.Error{Code: payd.ErrCodeExpired, Field: "code", Message: "this code is older than 15 minutes; ask for a new code"}
-	}
-	return nil
+// changeCode is an email change's emailed code.
+func changeCode(ec *payd.EmailChange) emailedCode {
+	return emailedCode{id: ec.ID, sent: ec.CodesSent, hash: ec.CodeHash, sentAt: ec.CodeSentAt, endsAt: ec.ExpiresAt}
 }
 
 // alertQuota answers too_many_emails while no alert may go out: the
@@ -161,9 +148,14 @@ func (s *Server) undoEmailChange(w http.ResponseWriter, r *http.Request) error {
 		}
 		u.Email, u.PasswordDisabled, u.ResetHoldUntil, u.UpdatedAt = ec.OldEmail, true, &hold, now
 		// Whoever made the change may have added sign-in methods of their
-		// own since it started: two-step turned on, passkeys. They go with
-		// it; the owner's older ones stay.
-		if u.TOTPEnabledAt != nil && !u.TOTPEnabledAt.Before(ec.CreatedAt) {
+		// own since it started, or since the session that started it signed
+		// in: two-step turned on, passkeys. They go with it; the owner's
+		// older ones stay.
+		since := ec.CreatedAt
+		if ec.SessionStartedAt.Before(since) {
+			since = ec.SessionStartedAt
+		}
+		if u.TOTPEnabledAt != nil && !u.TOTPEnabledAt.Before(since) {
 			u.TOTPSecret, u.TOTPEnabledAt, u.TOTPLastStep, u.RecoveryCodes = "", nil, 0, nil
 		}
 		if err := q.SaveUser(ctx, u); err != nil {
@@ -174,7 +166,7 @@ func (s *Server) undoEmailChange(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		for _, pk := range pks {
-			if !pk.CreatedAt.Before(ec.CreatedAt) {
+			if !pk.CreatedAt.Before(since) {
 				if err := q.DeletePasskey(ctx, u.ID, pk.ID); err != nil {
 					return err
 				}

@@ -47,7 +47,9 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 		if u, err = q.UserByID(ctx, c.user.ID); err != nil {
 			return err
 		}
-		u.PasswordHash, u.UpdatedAt = hash, now
+		// A first password (a passkey-only account, perhaps after an undone
+		// email change disabled the none it had) starts enabled.
+		u.PasswordHash, u.PasswordDisabled, u.UpdatedAt = hash, false, now
 		if err := q.SaveUser(ctx, u); err != nil {
 			return err
 		}
@@ -126,7 +128,7 @@ func (s *Server) changeEmail(w http.ResponseWriter, r *http.Request) error {
 	now := s.clock.Now()
 	code := payd.NewCode()
 	ec := &payd.EmailChange{ID: payd.NewID(payd.PrefixEmailChange), UserID: c.user.ID, OldEmail: c.user.Email,
-		NewEmail: req.Email, CodeHash: payd.SecretHash(code), CodeSentAt: now, CodesSent: 1,
+		NewEmail: req.Email, CodeHash: payd.SecretHash(code), CodeSentAt: now, CodesSent: 1, SessionStartedAt: c.session.CreatedAt,
 		Status: payd.EmailChangePending, CreatedAt: now, ExpiresAt: now.Add(payd.VerificationTTL)}
 	err := s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
 		if _, err := q.UserByEmail(ctx, req.Email); err == nil {
@@ -168,12 +170,6 @@ func (s *Server) pendingChange(ctx context.Context, userID string, now time.Time
 	return ec, err
 }
 
-// codeWait is how long until a new code may follow one sent at sent,
-// never under a second, so the 429 that waits for it says Retry-After.
-func codeWait(sent, now time.Time) time.Duration {
-	return max(sent.Add(payd.CodeResendAfter).Sub(now), time.Second)
-}
-
 // resendEmailCode sends the pending email change a new code: a minute
 // after the last at the soonest, at most CodesPerVerification per change,
 // within the new address's email quota (too_many_emails otherwise).
@@ -188,15 +184,12 @@ func (s *Server) resendEmailCode(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if now.Before(ec.CodeSentAt.Add(payd.CodeResendAfter)) {
-		return payd.TooManyEmails(codeWait(ec.CodeSentAt, now), "a code was sent less than a minute ago; wait before asking again")
-	}
-	if ec.CodesSent >= payd.CodesPerVerification {
-		return payd.TooManyEmails(ec.ExpiresAt.Sub(now), "this email change has been sent 5 codes already; start it again")
+	if err := changeCode(ec).mayResend(now); err != nil {
+		return err
 	}
 	code := payd.NewCode()
 	next := *ec
-	next.CodeHash, next.CodeSentAt, next.CodesSent, next.Tries = payd.SecretHash(code), now, ec.CodesSent+1, 0
+	next.CodeHash, next.CodeSentAt, next.CodesSent = payd.SecretHash(code), now, ec.CodesSent+1
 	err = s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
 		if wait, err := s.emailQuota(ctx, q, ec.NewEmail, now); err != nil {
 			return err
@@ -214,7 +207,11 @@ func (s *Server) resendEmailCode(w http.ResponseWriter, r *http.Request) error {
 		return q.CreateEmail(ctx, e)
 	})
 	if payd.ErrorCode(err) == payd.ErrConflict {
-		return payd.Errorf(payd.ErrVerificationExpired, "this email change was finished or replaced meanwhile")
+		// Another resend, or the change's end, won the race.
+		if _, perr := s.pendingChange(ctx, c.user.ID, now); perr != nil {
+			return perr
+		}
+		return payd.TooManyEmails(payd.CodeResendAfter, "a code was sent just now; wait before asking again")
 	} else if err != nil {
 		return err
 	}

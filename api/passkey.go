@@ -335,7 +335,7 @@ func (s *Server) passkeyAuthVerify(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	ctx := r.Context()
-	binding := cookie(r, passkeyCookie)
+	binding := cookie(r, s.cookieName(passkeyCookie))
 	if !validToken(binding) {
 		return payd.PasskeyFailed()
 	}

@@ -118,17 +118,29 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	}
 	var st *started
 	err = s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		// A reset, undo or password change that committed while the
+		// password was being checked has ended every session; this sign-in
+		// must not outlive it, nor write a hash of the old password back.
+		cur, err := q.UserByID(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		if cur.PasswordHash != u.PasswordHash {
+			return payd.InvalidCredentials()
+		} else if cur.PasswordDisabled {
+			return passwordResetRequired()
+		}
 		for _, sub := range []string{lock.subject, "pw:" + payd.EmailKey(u.Email)} {
 			if err := q.ClearAttempts(ctx, sub); err != nil {
 				return err
 			}
 		}
 		if newHash != "" {
-			if err := s.rehash(ctx, q, u.ID, newHash); err != nil {
+			cur.PasswordHash, cur.UpdatedAt = newHash, s.clock.Now()
+			if err := q.SaveUser(ctx, cur); err != nil {
 				return err
 			}
 		}
-		var err error
 		st, err = s.startSession(ctx, r, q, u, "password")
 		return err
 	})
@@ -138,18 +150,6 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	s.setSession(w, st)
 	writeJSON(w, http.StatusCreated, single{s.toSession(st.session, st.session.ID, u)})
 	return nil
-}
-
-// rehash stores a password's new hash, made under the hasher's current
-// parameters before the transaction (hashing inside it would hold
-// SQLite's one writer for the hash's time).
-func (s *Server) rehash(ctx context.Context, q payd.Queries, userID, hash string) error {
-	u, err := q.UserByID(ctx, userID)
-	if err != nil {
-		return err
-	}
-	u.PasswordHash, u.UpdatedAt = hash, s.clock.Now()
-	return q.SaveUser(ctx, u)
 }
 
 // disablePassword stops the user's password working until it is reset.

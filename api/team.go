@@ -74,8 +74,10 @@ type acceptRequest struct {
 }
 
 // invitationPath is the dashboard page an invitation's link opens; it
-// signs the person in (or up) and then accepts with the token.
-const invitationPath = "/dashboard/invitations/accept?token="
+// signs the person in (or up) and then accepts with the token, which
+// travels in the fragment, as reset and undo links' do, so it never
+// reaches a proxy's log or a Referer header.
+const invitationPath = "/dashboard/invitations/accept#token="
 
 // listMembers serves GET /team/members, oldest first.
 func (s *Server) listMembers(w http.ResponseWriter, r *http.Request) error {
@@ -145,12 +147,14 @@ func (s *Server) invitable(ctx context.Context, q payd.Queries, inv *payd.Invita
 	if err != nil {
 		return err
 	}
-	to, err := q.CountInvitations(ctx, inv.BusinessID, inv.Email, day)
+	// An address's invitations count across businesses (anyone can make
+	// a business), from the outbox.
+	to, err := q.CountEmails(ctx, inv.Email, []string{payd.EmailInvitation}, day)
 	if err != nil {
 		return err
 	}
 	if all >= payd.InvitationsPerDay || to >= payd.InvitationsPerAddressDay {
-		return payd.TooManyEmails(24*time.Hour, "this business has sent as many invitations as it may today (50, and 5 to one address); try again tomorrow")
+		return payd.TooManyEmails(24*time.Hour, "as many invitations as may go out today have been sent (50 per business, 5 to one address from all businesses); try again tomorrow")
 	}
 	return nil
 }

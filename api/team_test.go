@@ -13,7 +13,7 @@ import (
 	"payd/store/storetest"
 )
 
-var inviteLink = regexp.MustCompile(`(?m)^http://payd\.test/dashboard/invitations/accept\?token=([0-9A-Za-z]+)$`)
+var inviteLink = regexp.MustCompile(`(?m)^http://payd\.test/dashboard/invitations/accept#token=([0-9A-Za-z]+)$`)
 
 // inviteToken reads the token of the newest invitation emailed to the address.
 func (b *bundle) inviteToken(t *testing.T, to string) string {

@@ -57,19 +57,20 @@ func (q *queries) UsePasswordReset(ctx context.Context, id string, now time.Time
 	return err
 }
 
-const changeColumns = `id, user_id, old_email, new_email, code_hash, code_sent_at, codes_sent, tries, status,
-	undo_hash, version, created_at, expires_at, done_at, undo_expires_at`
+const changeColumns = `id, user_id, old_email, new_email, code_hash, code_sent_at, codes_sent, status,
+	undo_hash, version, created_at, expires_at, done_at, undo_expires_at, session_started_at`
 
 func scanChange(row rowScanner) (*payd.EmailChange, error) {
 	var c payd.EmailChange
 	var status string
 	var undo sql.NullString
-	var sent, created, expires int64
+	var sent, created, expires, sessionStarted int64
 	var done, undoExpires sql.NullInt64
-	if err := row.Scan(&c.ID, &c.UserID, &c.OldEmail, &c.NewEmail, &c.CodeHash, &sent, &c.CodesSent, &c.Tries,
-		&status, &undo, &c.Version, &created, &expires, &done, &undoExpires); err != nil {
+	if err := row.Scan(&c.ID, &c.UserID, &c.OldEmail, &c.NewEmail, &c.CodeHash, &sent, &c.CodesSent,
+		&status, &undo, &c.Version, &created, &expires, &done, &undoExpires, &sessionStarted); err != nil {
 		return nil, err
 	}
+	c.SessionStartedAt = fromMicros(sessionStarted)
 	c.Status, c.UndoHash = payd.EmailChangeStatus(status), undo.String
 	c.CodeSentAt, c.CreatedAt, c.ExpiresAt = fromMicros(sent), fromMicros(created), fromMicros(expires)
 	c.DoneAt, c.UndoExpiresAt = fromNullMicros(done), fromNullMicros(undoExpires)
@@ -85,9 +86,9 @@ func (q *queries) CreateEmailChange(ctx context.Context, c *payd.EmailChange) (e
 	}
 	_, err = q.ex.ExecContext(ctx, `INSERT INTO email_changes (`+changeColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-		c.ID, c.UserID, c.OldEmail, c.NewEmail, c.CodeHash, micros(c.CodeSentAt), c.CodesSent, c.Tries,
+		c.ID, c.UserID, c.OldEmail, c.NewEmail, c.CodeHash, micros(c.CodeSentAt), c.CodesSent,
 		string(c.Status), nullString(c.UndoHash), c.Version, micros(c.CreatedAt), micros(c.ExpiresAt),
-		nullMicros(c.DoneAt), nullMicros(c.UndoExpiresAt))
+		nullMicros(c.DoneAt), nullMicros(c.UndoExpiresAt), micros(c.SessionStartedAt))
 	return err
 }
 
@@ -119,9 +120,9 @@ func (q *queries) EmailChangeByUndo(ctx context.Context, hash string) (_ *payd.E
 func (q *queries) SaveEmailChange(ctx context.Context, c *payd.EmailChange) (err error) {
 	defer fail(&err, "email change", "store.SaveEmailChange(%s)", c.ID)
 	err = affected(q.ex.ExecContext(ctx, `UPDATE email_changes SET code_hash = $3, code_sent_at = $4,
-			codes_sent = $5, tries = $6, status = $7, undo_hash = $8, done_at = $9, undo_expires_at = $10,
+			codes_sent = $5, status = $6, undo_hash = $7, done_at = $8, undo_expires_at = $9,
 			version = version + 1
-		WHERE id = $1 AND version = $2`, c.ID, c.Version, c.CodeHash, micros(c.CodeSentAt), c.CodesSent, c.Tries,
+		WHERE id = $1 AND version = $2`, c.ID, c.Version, c.CodeHash, micros(c.CodeSentAt), c.CodesSent,
 		string(c.Status), nullString(c.UndoHash), nullMicros(c.DoneAt), nullMicros(c.UndoExpiresAt)))
 	if err == sql.ErrNoRows {
 		return payd.Errorf(payd.ErrConflict, "email change %s was changed meanwhile; retry", c.ID)

@@ -27,7 +27,9 @@ CREATE TABLE email_changes (
     code_hash       TEXT    NOT NULL,
     code_sent_at    BIGINT  NOT NULL,
     codes_sent      INTEGER NOT NULL,
-    tries           INTEGER NOT NULL,
+    -- when the session that started the change signed in: an undo takes
+    -- away the sign-in methods added since
+    session_started_at BIGINT NOT NULL,
     -- pending, done, replaced or undone
     status          TEXT    NOT NULL,
     -- SHA-256 of the undo link's token, NULL until the change is done

@@ -1,0 +1,81 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"payd"
+	"payd/store"
+	"payd/store/storetest"
+)
+
+// gatedHasher holds one Verify, once it has answered, until released:
+// a sign-in that is checking its password while something else commits.
+type gatedHasher struct {
+	payd.PasswordHasher
+	gate chan chan struct{}
+}
+
+func (g *gatedHasher) Verify(ctx context.Context, pw, enc string) (bool, bool, error) {
+	ok, re, err := g.PasswordHasher.Verify(ctx, pw, enc)
+	select {
+	case release := <-g.gate:
+		<-release
+	default:
+	}
+	return ok, re, err
+}
+
+// TestSigninDoesNotOutliveAReset: a sign-in whose password was checked
+// before a reset committed gets no session; the reset ended them all.
+func TestSigninDoesNotOutliveAReset(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g := &gatedHasher{PasswordHasher: testHasher, gate: make(chan chan struct{}, 1)}
+		b := setupWith(t, db, func(o *Options) { o.Passwords = g })
+		owner := newBrowser(t, b)
+		owner.signUp("ada@example.com")
+		owner.askReset("ada@example.com", http.StatusAccepted)
+		token := b.lastLink(t, "ada@example.com", payd.EmailPasswordReset)
+		release := make(chan struct{})
+		g.gate <- release
+		attacker := newBrowser(t, b)
+		done := make(chan *response)
+		tok := b.token(t, "signin")
+		go func() {
+			done <- attacker.do(request{method: "POST", path: "/sessions", header: map[string]string{"Service-Challenge": tok},
+				body: fmt.Sprintf(`{"email":"ada@example.com","password":%q}`, testPassword)})
+		}()
+		for len(g.gate) > 0 { // until the sign-in's Verify holds the gate
+		}
+		owner.call(request{method: "POST", path: "/password-resets/confirm",
+			body: fmt.Sprintf(`{"token":%q,"password":%q}`, token, "a brand new passphrase 42")}, http.StatusOK)
+		close(release)
+		if r := <-done; r.status != http.StatusBadRequest {
+			t.Fatalf("sign-in checked before the reset: %d %s, want invalid_credentials", r.status, r.body)
+		}
+		attacker.call(request{method: "GET", path: "/me"}, http.StatusUnauthorized, payd.ErrUnauthenticated)
+	})
+}
+
+// TestSecureCookieNames: under an https public URL every cookie payd sets
+// carries the __Host- prefix and is read back under that name.
+func TestSecureCookieNames(t *testing.T) {
+	s := &Server{opts: Options{PublicURL: "https://pay.example"}}
+	for _, base := range []string{sessionCookie, signupCookie, deviceCookie, passkeyCookie} {
+		rec := httptest.NewRecorder()
+		s.setCookie(rec, base, "abc123", 300)
+		req := httptest.NewRequest("POST", "/", nil)
+		for _, c := range rec.Result().Cookies() {
+			if c.Name != "__Host-"+base || !c.Secure || !c.HttpOnly || c.Path != "/" {
+				t.Errorf("cookie %+v", c)
+			}
+			req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
+		}
+		if got := cookie(req, s.cookieName(base)); got != "abc123" {
+			t.Errorf("%s read back as %q", base, got)
+		}
+	}
+}
