@@ -1,0 +1,78 @@
+package payd
+
+import (
+	"context"
+	"time"
+)
+
+// Two-step sign-in (docs/two-step.md): a correct password of an account
+// with two-step sign-in on starts no session but a TwoFactorChallenge,
+// which an authenticator or recovery code then finishes.
+
+// TwoFactorChallengeTTL is how long a password sign-in waits for its code
+// (challenge_expired after): long enough to find the phone, short enough
+// that a sign-in left open is worthless.
+const TwoFactorChallengeTTL = 5 * time.Minute
+
+// PrefixTwoFactorChallenge starts the id of a two-step sign-in challenge.
+const PrefixTwoFactorChallenge = "tfa_"
+
+// TwoFactorChallenge is a password sign-in waiting for its second step.
+// Its id is public (the answer carries it, a page may put it in a URL);
+// what finishes it is the id and a random token kept in an HttpOnly cookie
+// of the browser that gave the password, stored only as its hash, so the
+// id alone is never enough.
+type TwoFactorChallenge struct {
+	ID        string
+	TokenHash string
+	UserID    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// NewTwoFactorChallenge starts a challenge for user at now and returns the
+// browser's token with the row to store.
+func NewTwoFactorChallenge(userID string, now time.Time) (string, *TwoFactorChallenge) {
+	token := RandomString(43)
+	return token, &TwoFactorChallenge{ID: NewID(PrefixTwoFactorChallenge), TokenHash: SecretHash(token),
+		UserID: userID, CreatedAt: now, ExpiresAt: now.Add(TwoFactorChallengeTTL)}
+}
+
+// Check reports whether the browser holding token may finish the
+// challenge at now: challenge_expired when the token is not the
+// challenge's or the challenge has timed out. One answer for both, so the
+// id alone tells nothing.
+func (c *TwoFactorChallenge) Check(token string, now time.Time) error {
+	if !SameSecret(c.TokenHash, SecretHash(token)) || !now.Before(c.ExpiresAt) {
+		return ChallengeExpired()
+	}
+	return nil
+}
+
+// ChallengeExpired is challenge_expired: the two-step sign-in timed out,
+// was used, or belongs to another browser.
+func ChallengeExpired() *Error {
+	return Errorf(ErrChallengeExpired, "this sign-in has timed out or was used; sign in again with your password")
+}
+
+// TwoFactorCodeSubject is the attempt subject that counts a person's wrong
+// two-step codes (spec 8.3, CodeLock), across every challenge and the
+// codes of /me/two-factor.
+func TwoFactorCodeSubject(userID string) string { return "totp:" + userID }
+
+// TwoFactorChallengeStore keeps two-step sign-ins in progress, shared by
+// every replica.
+type TwoFactorChallengeStore interface {
+	// CreateTwoFactorChallenge stores a new challenge.
+	CreateTwoFactorChallenge(ctx context.Context, c *TwoFactorChallenge) error
+	// TwoFactorChallenge returns the challenge; not_found when it was never
+	// stored, was taken or was swept.
+	TwoFactorChallenge(ctx context.Context, id string) (*TwoFactorChallenge, error)
+	// TakeTwoFactorChallenge deletes the challenge in one statement, so of
+	// two sign-ins racing to finish it one wins and the other gets
+	// not_found (the API answers challenge_expired).
+	TakeTwoFactorChallenge(ctx context.Context, id string) error
+	// DeleteExpiredTwoFactorChallenges removes the challenges that expired
+	// at or before now and returns how many.
+	DeleteExpiredTwoFactorChallenges(ctx context.Context, now time.Time) (int, error)
+}
