@@ -9,6 +9,11 @@ import (
 // with two-step sign-in on starts no session but a TwoFactorChallenge,
 // which an authenticator or recovery code then finishes.
 
+// TwoFactorSetupTTL is how long a setup's secret and QR code may be
+// confirmed, in the session that started it (spec 8.1;
+// two_factor_setup_required after).
+const TwoFactorSetupTTL = 10 * time.Minute
+
 // TwoFactorChallengeTTL is how long a password sign-in waits for its code
 // (challenge_expired after): long enough to find the phone, short enough
 // that a sign-in left open is worthless.
@@ -59,6 +64,41 @@ func ChallengeExpired() *Error {
 // two-step codes (spec 8.3, CodeLock), across every challenge and the
 // codes of /me/two-factor.
 func TwoFactorCodeSubject(userID string) string { return "totp:" + userID }
+
+// TOTPSetup is what a person needs to add payd to an authenticator app.
+type TOTPSetup struct {
+	// Secret is the shared secret in base32, for typing in.
+	Secret string
+	// URI is the otpauth://totp/ URI the QR code holds.
+	URI string
+	// QRDataURL is the QR code as a PNG in a data: URL; QRSVG the same as
+	// an SVG document.
+	QRDataURL string
+	QRSVG     string
+}
+
+// Authenticator makes and checks the codes of two-step sign-in: the
+// authenticator app's (TOTP, RFC 6238) and the recovery codes (package
+// totp). It stores nothing; the caller keeps the secret, the last step and
+// the recovery code hashes on the user.
+type Authenticator interface {
+	// NewSecret makes a random secret for account (the person's email),
+	// with its otpauth URI and QR code.
+	NewSecret(account string) (TOTPSetup, error)
+	// IsCode reports whether s has the form of an authenticator code (six
+	// digits, spaces allowed) rather than of a recovery code.
+	IsCode(s string) bool
+	// Verify checks an authenticator code against secret at now, taking
+	// only a step after lastStep, and returns the step matched (the new
+	// lastStep); invalid_code when malformed, wrong or already used.
+	Verify(secret, code string, now time.Time, lastStep int64) (step int64, err error)
+	// NewRecoveryCodes makes a set of recovery codes: plain to show once,
+	// hashes (in the same order) to store.
+	NewRecoveryCodes() (plain, hashes []string)
+	// MatchRecoveryCode returns the index in hashes of the recovery code
+	// typed, or false when it is none of them.
+	MatchRecoveryCode(hashes []string, input string) (index int, ok bool)
+}
 
 // TwoFactorChallengeStore keeps two-step sign-ins in progress, shared by
 // every replica.
