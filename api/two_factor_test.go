@@ -176,6 +176,10 @@ func TestTwoFactorSignin(t *testing.T) {
 		br := newBrowser(t, b)
 		id := br.signInTwoStep("ada@example.com")
 		br.call(request{method: "GET", path: "/me"}, http.StatusUnauthorized, payd.ErrUnauthenticated)
+		// The database holds the cookie's token as its hash only.
+		if c, err := db.TwoFactorChallenge(t.Context(), id); err != nil || c.TokenHash != payd.SecretHash(br.cookie(twoFactorCookie)) {
+			t.Fatalf("stored challenge %+v, %v", c, err)
+		}
 		// The id alone is not enough: another browser lacks the cookie.
 		newBrowser(t, b).finish(id, br.authCode(secret), http.StatusBadRequest, payd.ErrChallengeExpired)
 		br.finish("tfa_unknown", br.authCode(secret), http.StatusBadRequest, payd.ErrChallengeExpired)
