@@ -65,6 +65,9 @@ func (s *Server) finishTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &req); err != nil {
 		return err
 	}
+	if req.ChallengeID == "" {
+		return payd.FieldError("challenge_id", "challenge_id is required: the id POST /sessions answered")
+	}
 	if err := payd.CheckText("challenge_id", req.ChallengeID, 64, false); err != nil {
 		return err
 	}

@@ -3,7 +3,9 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -183,6 +185,7 @@ func TestTwoFactorSignin(t *testing.T) {
 		// The id alone is not enough: another browser lacks the cookie.
 		newBrowser(t, b).finish(id, br.authCode(secret), http.StatusBadRequest, payd.ErrChallengeExpired)
 		br.finish("tfa_unknown", br.authCode(secret), http.StatusBadRequest, payd.ErrChallengeExpired)
+		br.finish("", br.authCode(secret), http.StatusBadRequest, payd.ErrInvalidRequest)
 		br.finish(id, br.wrongCode(secret), http.StatusBadRequest, payd.ErrInvalidCode)
 		br.finish(id, "not a code", http.StatusBadRequest, payd.ErrInvalidCode)
 		code := br.authCode(secret)
@@ -206,6 +209,25 @@ func TestTwoFactorSignin(t *testing.T) {
 		}
 		b.clock.Advance(totp.Period)
 		again.finish(id2, again.authCode(secret), http.StatusCreated)
+
+		// Two sign-ins racing with one code: one wins.
+		b.clock.Advance(totp.Period)
+		racers := []*browser{newBrowser(t, b), newBrowser(t, b)}
+		ids := []string{racers[0].signInTwoStep("ada@example.com"), racers[1].signInTwoStep("ada@example.com")}
+		code = br.authCode(secret)
+		statuses := make([]int, len(racers))
+		var wg sync.WaitGroup
+		for i, rb := range racers {
+			wg.Go(func() {
+				statuses[i] = rb.do(request{method: "POST", path: "/sessions/two-factor",
+					body: fmt.Sprintf(`{"challenge_id":%q,"code":%q}`, ids[i], code)}).status
+			})
+		}
+		wg.Wait()
+		slices.Sort(statuses)
+		if statuses[0] != http.StatusCreated || statuses[1] != http.StatusBadRequest {
+			t.Fatalf("racing sign-ins with one code answered %v", statuses)
+		}
 
 		// A recovery code, typed loosely, works once.
 		rc := newBrowser(t, b)
