@@ -31,24 +31,31 @@ type TwoFactorChallenge struct {
 	ID        string
 	TokenHash string
 	UserID    string
-	CreatedAt time.Time
-	ExpiresAt time.Time
+	// PasswordHash is the SHA-256 of the user's password hash (PHC string)
+	// that was given: once the password changes (a reset, a change), the
+	// challenge it started is void.
+	PasswordHash string
+	CreatedAt    time.Time
+	ExpiresAt    time.Time
 }
 
-// NewTwoFactorChallenge starts a challenge for user at now and returns the
-// browser's token with the row to store.
-func NewTwoFactorChallenge(userID string, now time.Time) (string, *TwoFactorChallenge) {
+// NewTwoFactorChallenge starts a challenge for u, who gave the password
+// whose PHC string u holds, at now, and returns the browser's token with
+// the row to store.
+func NewTwoFactorChallenge(u *User, now time.Time) (string, *TwoFactorChallenge) {
 	token := RandomString(43)
 	return token, &TwoFactorChallenge{ID: NewID(PrefixTwoFactorChallenge), TokenHash: SecretHash(token),
-		UserID: userID, CreatedAt: now, ExpiresAt: now.Add(TwoFactorChallengeTTL)}
+		UserID: u.ID, PasswordHash: SecretHash(u.PasswordHash), CreatedAt: now, ExpiresAt: now.Add(TwoFactorChallengeTTL)}
 }
 
 // Check reports whether the browser holding token may finish the
-// challenge at now: challenge_expired when the token is not the
-// challenge's or the challenge has timed out. One answer for both, so the
+// challenge for u at now: challenge_expired when the token is not the
+// challenge's, the challenge has timed out, or u has since turned two-step
+// sign-in off or changed or lost the password. One answer for all, so the
 // id alone tells nothing.
-func (c *TwoFactorChallenge) Check(token string, now time.Time) error {
-	if !SameSecret(c.TokenHash, SecretHash(token)) || !now.Before(c.ExpiresAt) {
+func (c *TwoFactorChallenge) Check(token string, u *User, now time.Time) error {
+	if !SameSecret(c.TokenHash, SecretHash(token)) || !now.Before(c.ExpiresAt) || u.ID != c.UserID ||
+		!u.TwoFactor() || u.PasswordDisabled || !SameSecret(c.PasswordHash, SecretHash(u.PasswordHash)) {
 		return ChallengeExpired()
 	}
 	return nil

@@ -35,8 +35,14 @@ type pendingTwoFactor struct {
 }
 
 // startTwoFactor stores a challenge for u, who gave the right password.
+// It reads u again in the transaction, so the password hash it binds to
+// is the one stored (sign-in may have just rehashed it).
 func (s *Server) startTwoFactor(ctx context.Context, q payd.Queries, u *payd.User) (*pendingTwoFactor, error) {
-	token, c := payd.NewTwoFactorChallenge(u.ID, s.clock.Now())
+	cur, err := q.UserByID(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
+	token, c := payd.NewTwoFactorChallenge(cur, s.clock.Now())
 	if err := q.CreateTwoFactorChallenge(ctx, c); err != nil {
 		return nil, err
 	}
@@ -78,15 +84,12 @@ func (s *Server) finishTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	} else if err != nil {
 		return err
 	}
-	if err := c.Check(cookie(r, s.cookieName(twoFactorCookie)), s.clock.Now()); err != nil {
-		return err
-	}
 	u, err := s.store.UserByID(ctx, c.UserID)
 	if err != nil {
 		return err
 	}
-	if !u.TwoFactor() || u.PasswordDisabled {
-		return payd.ChallengeExpired() // turned off or password disabled since
+	if err := c.Check(cookie(r, s.cookieName(twoFactorCookie)), u, s.clock.Now()); err != nil {
+		return err
 	}
 	next, err := s.spendCode(ctx, u, req.Code)
 	if err != nil {
@@ -207,9 +210,9 @@ func (s *Server) getTwoFactor(w http.ResponseWriter, r *http.Request) error {
 }
 
 type twoFactorRequest struct {
-	Action   string `json:"action"`
-	Code     string `json:"code"`
-	Password string `json:"password"`
+	Action          string  `json:"action"`
+	Code            string  `json:"code"`
+	CurrentPassword *string `json:"current_password"`
 }
 
 // twoFactorActions are the actions of POST /me/two-factor and the fields
@@ -217,14 +220,14 @@ type twoFactorRequest struct {
 var twoFactorActions = map[string][]string{
 	"setup":          nil,
 	"enable":         {"code"},
-	"disable":        {"password", "code"},
+	"disable":        {"current_password", "code"},
 	"recovery_codes": {"code"},
 }
 
 // postTwoFactor changes the person's two-step sign-in by action: setup
 // (a new secret, kept on this session for 10 minutes), enable (with a code
-// of that secret), disable (password and code) and recovery_codes (a new
-// set, with a code).
+// of that secret), disable (current password and code) and recovery_codes
+// (a new set, with a code).
 func (s *Server) postTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	var req twoFactorRequest
 	if err := decode(r, &req); err != nil {
@@ -240,28 +243,34 @@ func (s *Server) postTwoFactor(w http.ResponseWriter, r *http.Request) error {
 	case "enable":
 		return s.enableTwoFactor(w, r, c, req.Code)
 	case "disable":
-		return s.disableTwoFactor(w, r, c, req.Password, req.Code)
+		return s.disableTwoFactor(w, r, c, req.CurrentPassword, req.Code)
 	}
 	return s.newRecoveryCodes(w, r, c, req.Code)
 }
 
 // check refuses an unknown action, a field the action does not take, and
-// a missing code where it takes one. (disable asks for the password only
-// of an account that has one.)
+// a missing code where it takes one. (disable asks for current_password
+// only of an account that has a password: proveCurrent.)
 func (req *twoFactorRequest) check() error {
 	takes, ok := twoFactorActions[req.Action]
 	if !ok {
 		return payd.FieldError("action", "action must be setup, enable, disable or recovery_codes")
 	}
-	for _, f := range []struct{ name, value string }{{"code", req.Code}, {"password", req.Password}} {
+	for _, f := range []struct {
+		name string
+		sent bool
+	}{{"code", req.Code != ""}, {"current_password", req.CurrentPassword != nil}} {
 		switch {
-		case f.value != "" && !slices.Contains(takes, f.name):
+		case f.sent && !slices.Contains(takes, f.name):
 			return payd.FieldError(f.name, "action %s takes no %s", req.Action, f.name)
-		case f.value == "" && f.name == "code" && slices.Contains(takes, f.name):
+		case !f.sent && f.name == "code" && slices.Contains(takes, f.name):
 			return payd.FieldError("code", "code is required to %s", req.Action)
 		}
 	}
-	return payd.CheckText("password", req.Password, 4*payd.MaxPasswordLength, false)
+	if req.CurrentPassword != nil {
+		return payd.CheckText("current_password", *req.CurrentPassword, 4*payd.MaxPasswordLength, false)
+	}
+	return nil
 }
 
 func twoFactorEnabled() error {
@@ -330,23 +339,15 @@ func (s *Server) enableTwoFactor(w http.ResponseWriter, r *http.Request, c *call
 }
 
 // disableTwoFactor turns two-step sign-in off. It takes the current
-// password (an account without one gives none) and a code: a stolen
-// session with a known password cannot remove the second step without
-// the phone or a recovery code.
-func (s *Server) disableTwoFactor(w http.ResponseWriter, r *http.Request, c *call, password, code string) error {
+// password (proveCurrent: none for an account without one) and a code: a
+// stolen session with a known password cannot remove the second step
+// without the phone or a recovery code.
+func (s *Server) disableTwoFactor(w http.ResponseWriter, r *http.Request, c *call, password *string, code string) error {
 	if !c.user.TwoFactor() {
 		return twoFactorDisabled()
 	}
-	if c.user.PasswordDisabled {
-		return passwordResetRequired()
-	}
-	if c.user.PasswordHash != "" {
-		if password == "" {
-			return payd.FieldError("password", "password is required to disable two-step sign-in")
-		}
-		if err := s.currentPassword(r.Context(), c, password); err != nil {
-			return err
-		}
+	if err := s.proveCurrent(r.Context(), c, password); err != nil {
+		return err
 	}
 	next, err := s.spendCode(r.Context(), c.user, code)
 	if err != nil {

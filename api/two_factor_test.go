@@ -98,7 +98,7 @@ func TestTwoFactorSetup(t *testing.T) {
 		br.twoFactor(`{"action":"enable"}`, http.StatusBadRequest, payd.ErrInvalidRequest)
 		// Off: nothing to enable without a setup, to disable or to renew.
 		br.twoFactor(`{"action":"enable","code":"123456"}`, http.StatusConflict, payd.ErrTwoFactorSetupRequired)
-		br.twoFactor(fmt.Sprintf(`{"action":"disable","password":%q,"code":"123456"}`, testPassword), http.StatusConflict, payd.ErrTwoFactorDisabled)
+		br.twoFactor(fmt.Sprintf(`{"action":"disable","current_password":%q,"code":"123456"}`, testPassword), http.StatusConflict, payd.ErrTwoFactorDisabled)
 		br.twoFactor(`{"action":"recovery_codes","code":"123456"}`, http.StatusConflict, payd.ErrTwoFactorDisabled)
 
 		setup := br.twoFactor(`{"action":"setup"}`, http.StatusOK)["data"].(map[string]any)
@@ -151,9 +151,10 @@ func TestTwoFactorSetup(t *testing.T) {
 		}
 		// Turning it off takes the current password and a code.
 		disable := func(password, code string, status int, errCode ...string) map[string]any {
-			return br.twoFactor(fmt.Sprintf(`{"action":"disable","password":%q,"code":%q}`, password, code), status, errCode...)
+			return br.twoFactor(fmt.Sprintf(`{"action":"disable","current_password":%q,"code":%q}`, password, code), status, errCode...)
 		}
 		br.twoFactor(fmt.Sprintf(`{"action":"disable","code":%q}`, recovery[1]), http.StatusBadRequest, payd.ErrInvalidRequest)
+		br.twoFactor(fmt.Sprintf(`{"action":"enable","code":%q,"current_password":%q}`, recovery[1], testPassword), http.StatusBadRequest, payd.ErrInvalidRequest)
 		disable("not the password", codes[0].(string), http.StatusBadRequest, payd.ErrInvalidCredentials)
 		disable(testPassword, recovery[1], http.StatusBadRequest, payd.ErrInvalidCode)
 		off := disable(testPassword, strings.ToUpper(codes[0].(string)), http.StatusOK)["data"].(map[string]any)
@@ -244,6 +245,13 @@ func TestTwoFactorSignin(t *testing.T) {
 		id3 := late.signInTwoStep("ada@example.com")
 		b.clock.Advance(payd.TwoFactorChallengeTTL)
 		late.finish(id3, late.authCode(secret), http.StatusBadRequest, payd.ErrChallengeExpired)
+
+		// A password changed since the challenge voids it.
+		pw := newBrowser(t, b)
+		id4 := pw.signInTwoStep("ada@example.com")
+		ada.call(request{method: "POST", path: "/me/password",
+			body: fmt.Sprintf(`{"current_password":%q,"password":"a brand new passphrase"}`, testPassword)}, http.StatusOK)
+		pw.finish(id4, pw.authCode(secret), http.StatusBadRequest, payd.ErrChallengeExpired)
 	})
 }
 

@@ -12,8 +12,9 @@ import (
 // CreateTwoFactorChallenge stores a new challenge.
 func (q *queries) CreateTwoFactorChallenge(ctx context.Context, c *payd.TwoFactorChallenge) (err error) {
 	defer fail(&err, "two-step challenge", "store.CreateTwoFactorChallenge(%s)", c.ID)
-	_, err = q.ex.ExecContext(ctx, `INSERT INTO two_factor_challenges (id, token_hash, user_id, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5)`, c.ID, c.TokenHash, c.UserID, micros(c.CreatedAt), micros(c.ExpiresAt))
+	_, err = q.ex.ExecContext(ctx, `INSERT INTO two_factor_challenges (id, token_hash, user_id, password_hash,
+			created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, c.ID, c.TokenHash, c.UserID, c.PasswordHash, micros(c.CreatedAt), micros(c.ExpiresAt))
 	return err
 }
 
@@ -22,8 +23,8 @@ func (q *queries) TwoFactorChallenge(ctx context.Context, id string) (_ *payd.Tw
 	defer fail(&err, "two-step challenge", "store.TwoFactorChallenge(%s)", id)
 	var c payd.TwoFactorChallenge
 	var created, expires int64
-	if err := q.ex.QueryRowContext(ctx, `SELECT id, token_hash, user_id, created_at, expires_at
-		FROM two_factor_challenges WHERE id = $1`, id).Scan(&c.ID, &c.TokenHash, &c.UserID, &created, &expires); err != nil {
+	if err := q.ex.QueryRowContext(ctx, `SELECT id, token_hash, user_id, password_hash, created_at, expires_at
+		FROM two_factor_challenges WHERE id = $1`, id).Scan(&c.ID, &c.TokenHash, &c.UserID, &c.PasswordHash, &created, &expires); err != nil {
 		return nil, err
 	}
 	c.CreatedAt, c.ExpiresAt = fromMicros(created), fromMicros(expires)

@@ -9,11 +9,15 @@
 
 -- +goose Up
 CREATE TABLE two_factor_challenges (
-    id         TEXT   NOT NULL PRIMARY KEY,
-    token_hash TEXT   NOT NULL,
-    user_id    TEXT   NOT NULL,
-    created_at BIGINT NOT NULL,
-    expires_at BIGINT NOT NULL
+    id            TEXT   NOT NULL PRIMARY KEY,
+    -- SHA-256 of the browser's token (the cookie payd_two_factor)
+    token_hash    TEXT   NOT NULL,
+    user_id       TEXT   NOT NULL,
+    -- SHA-256 of the password hash (PHC string) that was given: a
+    -- password changed since voids the challenge
+    password_hash TEXT   NOT NULL,
+    created_at    BIGINT NOT NULL,
+    expires_at    BIGINT NOT NULL
 );
 -- the sweep of expired challenges
 CREATE INDEX two_factor_challenges_expires_at ON two_factor_challenges (expires_at);

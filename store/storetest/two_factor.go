@@ -9,9 +9,10 @@ import (
 )
 
 func testTwoFactorChallenge(t *testing.T, b *bundle) {
+	ada := &payd.User{ID: "usr_ada", PasswordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA"}
 	t.Run("CreateReadTake", func(t *testing.T) {
 		ctx, st := b.setup(t)
-		_, want := payd.NewTwoFactorChallenge("usr_ada", t0)
+		_, want := payd.NewTwoFactorChallenge(ada, t0)
 		must(t, st.CreateTwoFactorChallenge(ctx, want))
 		got, err := st.TwoFactorChallenge(ctx, want.ID)
 		must(t, err)
@@ -29,7 +30,7 @@ func testTwoFactorChallenge(t *testing.T, b *bundle) {
 	t.Run("ConcurrentTake", func(t *testing.T) {
 		ctx, st := b.setup(t)
 		const racers = 8
-		_, c := payd.NewTwoFactorChallenge("usr_ada", t0)
+		_, c := payd.NewTwoFactorChallenge(ada, t0)
 		must(t, st.CreateTwoFactorChallenge(ctx, c))
 		_, errs := parallel(racers, func(int) (struct{}, error) {
 			return struct{}{}, st.TakeTwoFactorChallenge(ctx, c.ID)
@@ -50,8 +51,8 @@ func testTwoFactorChallenge(t *testing.T, b *bundle) {
 	})
 	t.Run("DeleteExpired", func(t *testing.T) {
 		ctx, st := b.setup(t)
-		_, old := payd.NewTwoFactorChallenge("usr_ada", t0.Add(-payd.TwoFactorChallengeTTL))
-		_, live := payd.NewTwoFactorChallenge("usr_ada", t0.Add(time.Second))
+		_, old := payd.NewTwoFactorChallenge(ada, t0.Add(-payd.TwoFactorChallengeTTL))
+		_, live := payd.NewTwoFactorChallenge(ada, t0.Add(time.Second))
 		must(t, st.CreateTwoFactorChallenge(ctx, old))
 		must(t, st.CreateTwoFactorChallenge(ctx, live))
 		n, err := st.DeleteExpiredTwoFactorChallenges(ctx, t0)
