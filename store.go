@@ -32,6 +32,7 @@ type Queries interface {
 	TeamStore
 	PasskeyStore
 	WebAuthnChallengeStore
+	TwoFactorChallengeStore
 }
 
 // Store is payd's database.

@@ -27,6 +27,7 @@ import (
 	rp "payd/passkey"
 	"payd/password"
 	"payd/store"
+	"payd/totp"
 )
 
 // testHasher is the production password hasher, shared by the tests so
@@ -91,7 +92,8 @@ func setupWith(t testing.TB, db *store.DB, change func(*Options), extra ...route
 	}
 	o := Options{Store: db, Clock: clk, Log: log, Rates: fixedRates{testRates(clk.Now())},
 		Counter: counter, Dev: true, DevClock: clk, Devnet: dn, PublicURL: "http://payd.test", Networks: devnetNetworks(dn),
-		Passwords: testHasher, Challenger: devChallenges, DevChallenges: devChallenges, Letters: mail.NewLetters(), Mail: true, Passkeys: relying}
+		Passwords: testHasher, Challenger: devChallenges, DevChallenges: devChallenges, Letters: mail.NewLetters(), Mail: true, Passkeys: relying,
+		TwoFactor: totp.Authenticator{Issuer: "payd"}}
 	if change != nil {
 		change(&o)
 	}

@@ -16,12 +16,13 @@ type ReaperStore interface {
 	DeleteExpiredRateCounters(ctx context.Context, now time.Time) (int, error)
 	DeleteExpiredAccountRows(ctx context.Context, now time.Time) (int, error)
 	DeleteExpiredWebAuthnChallenges(ctx context.Context, now time.Time) (int, error)
+	DeleteExpiredTwoFactorChallenges(ctx context.Context, now time.Time) (int, error)
 }
 
 // Reaper deletes idempotency records past their 24 hours, rate-limit
-// windows that have ended, ended sessions, sign-ups and failure counts, and
-// passkey ceremonies never finished. Deleting by expiry is idempotent, so any number
-// of replicas may run it.
+// windows that have ended, ended sessions, sign-ups and failure counts,
+// passkey ceremonies never finished and two-step sign-ins that timed out.
+// Deleting by expiry is idempotent, so any number of replicas may run it.
 type Reaper struct {
 	store    ReaperStore
 	clock    clock.Clock
@@ -70,9 +71,13 @@ func (rp *Reaper) RunOnce(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if n+m+a+w > 0 {
+	c, err := rp.store.DeleteExpiredTwoFactorChallenges(ctx, now)
+	if err != nil {
+		return err
+	}
+	if n+m+a+w+c > 0 {
 		rp.log.Debug("reaped", slog.Int("idempotency_keys", n), slog.Int("rate_counters", m), slog.Int("account_rows", a),
-			slog.Int("webauthn_challenges", w))
+			slog.Int("webauthn_challenges", w), slog.Int("two_factor_challenges", c))
 	}
 	return nil
 }

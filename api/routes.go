@@ -159,7 +159,10 @@ func (s *Server) routeTable() []route {
 		{method: "DELETE", path: "/sessions/{id}", h: s.deleteSession, access: signedIn},
 		{method: "POST", path: "/sessions/current/step-up", h: s.stepUp, access: signedIn, idem: idemIgnored, limit: "proofs"},
 		{method: "POST", path: "/sessions/current/step-up/options", h: s.stepUpOptions, access: signedIn, idem: idemIgnored, limit: "proofs"},
+		{method: "POST", path: "/sessions/two-factor", h: s.finishTwoFactor, access: public, idem: idemIgnored, limit: "sessions_two_factor"},
 		{method: "GET", path: "/me", h: s.getMe, access: signedIn},
+		{method: "GET", path: "/me/two-factor", h: s.getTwoFactor, access: signedIn},
+		{method: "POST", path: "/me/two-factor", h: s.postTwoFactor, access: signedIn, idem: idemIgnored, limit: "proofs", stepUp: true},
 		// Recovery (docs/accounts.md "Recovery").
 		{method: "POST", path: "/password-resets", h: s.createPasswordReset, access: public, idem: idemIgnored, limit: "password_resets"},
 		{method: "POST", path: "/password-resets/check", h: s.checkPasswordReset, access: public, idem: idemIgnored, limit: "account_links"},

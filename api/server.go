@@ -79,6 +79,8 @@ type Options struct {
 	// Passkeys runs the WebAuthn ceremonies (package passkey); without it
 	// the passkey routes answer temporarily_unavailable.
 	Passkeys payd.WebAuthn
+	// TwoFactor makes and checks two-step sign-in's codes (totp.Authenticator).
+	TwoFactor payd.Authenticator
 }
 
 // ChallengeIssuer issues dev bot-check tokens (challenge.Dev).

@@ -54,8 +54,10 @@ type signinRequest struct {
 }
 
 // createSession signs in with email and password: 201 with the session
-// and its cookie. An unknown email, an account without a password and a
-// wrong password answer alike, after the same work.
+// and its cookie, or, with two-step sign-in on, 200 with a challenge that
+// POST /sessions/two-factor finishes (two_factor.go). An unknown email,
+// an account without a password and a wrong password answer alike, after
+// the same work.
 func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	if err := s.challenge(r, payd.ChallengeSignin); err != nil {
 		return err
@@ -117,6 +119,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	var st *started
+	var tf *pendingTwoFactor // two-step sign-in on: a challenge, not a session
 	err = s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
 		// A reset, undo or password change that committed while the
 		// password was being checked has ended every session; this sign-in
@@ -141,11 +144,19 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 		}
+		if u.TwoFactor() {
+			tf, err = s.startTwoFactor(ctx, q, cur)
+			return err
+		}
 		st, err = s.startSession(ctx, r, q, u, "password")
 		return err
 	})
 	if err != nil {
 		return err
+	}
+	if tf != nil {
+		s.answerTwoFactor(w, tf)
+		return nil
 	}
 	s.setSession(w, st)
 	writeJSON(w, http.StatusCreated, single{s.toSession(st.session, st.session.ID, u)})

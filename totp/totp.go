@@ -40,7 +40,7 @@ const (
 	SecretBytes = 20
 	// SetupValidity is how long a setup's QR code may be confirmed (spec
 	// 8.1); the API enforces it (two_factor_setup_required).
-	SetupValidity = 10 * time.Minute
+	SetupValidity = payd.TwoFactorSetupTTL
 )
 
 // maxCodeInput bounds what ParseCode looks at: a code with its spaces is

@@ -12,13 +12,14 @@ import (
 	"payd/mail"
 	"payd/passkey"
 	"payd/password"
+	"payd/totp"
 )
 
 // accountOptions fills the API's account settings (docs/accounts.md):
 // the password hasher, the breach check of --pwned, the bot check of
 // --challenge (dev tokens by default with --dev), the passkey relying
-// party of the public URL, and the email letters,
-// which can go out when outbox exists.
+// party of the public URL, the email letters, which can go out when
+// outbox exists, and two-step sign-in's codes.
 func accountOptions(o *api.Options, cfg *Config, st payd.Store, clk clock.Clock, log *slog.Logger, mailing bool) error {
 	o.Passwords = password.NewHasher(password.Config{})
 	if cfg.Pwned != "" {
@@ -58,6 +59,7 @@ func accountOptions(o *api.Options, cfg *Config, st payd.Store, clk clock.Clock,
 	if !o.EnforceHost {
 		log.Warn("listening on every address without --public-url: Host is not checked (edge_forbidden) and links name the listening address; set --public-url")
 	}
+	o.TwoFactor = totp.Authenticator{Issuer: "payd"}
 	return nil
 }
 
