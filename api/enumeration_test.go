@@ -162,4 +162,3 @@ func medianDur(ds []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
-
