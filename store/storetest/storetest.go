@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Team", testTeam},
 		{"Passkey", testPasskey},
 		{"WebAuthnChallenge", testWebAuthnChallenge},
+		{"TextValues", testTextValues},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.run(t, &bundle{open: open}) })
