@@ -106,6 +106,10 @@ func NewHasher(c Config) *Hasher {
 // Params returns the parameters of new hashes.
 func (h *Hasher) Params() Params { return h.params }
 
+// MemoryBound returns the most argon2id memory, in bytes, the hashes in
+// flight hold at once: the semaphore's size.
+func (h *Hasher) MemoryBound() uint64 { return uint64(h.size) << 10 }
+
 // Normalize returns the form of a password that is hashed: Unicode NFKC,
 // as NIST SP 800-63B advises, so the same password typed on two keyboards
 // (a precomposed é or e plus a combining accent, full-width letters)
