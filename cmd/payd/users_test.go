@@ -7,8 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"regexp"
 	"strings"
 	"testing"
+
+	"payd/store/storetest"
 )
 
 // TestUsersBootstrap is a closed deployment's bootstrap (issue 18 item
@@ -128,4 +131,19 @@ func devPost(t *testing.T, s *server, jar http.CookieJar, path, body, token stri
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return res.StatusCode, b
+}
+
+// TestDevEmailsPage reads a sign-up code on the development page of kept
+// emails, served by serve --dev beside the API.
+func TestDevEmailsPage(t *testing.T) {
+	s := start(t, storetest.SQLiteDSN(t))
+	st, body := devPost(t, s, nil, "/accounts", `{"email":"try@example.com","password":"correct horse battery","name":"Try"}`,
+		devToken(t, s, "signup"))
+	if st != http.StatusAccepted {
+		t.Fatalf("sign-up: %d %s", st, body)
+	}
+	code, page := get(t, strings.TrimSuffix(s.base, "/api/v1")+"/dev/emails?to=try%40example.com", "")
+	if code != 200 || !regexp.MustCompile(`(?m)^\d{6}$`).Match(page) || !bytes.Contains(page, []byte("<h1>")) {
+		t.Fatalf("GET /dev/emails: %d\n%s", code, page)
+	}
 }
