@@ -24,8 +24,9 @@ import (
 // id and the date, and in the same time: their medians differ by less
 // than 5 ms. With PAYD_BENCH_ACCOUNTS=1 it makes 200 tries of each and
 // holds the medians to 5 ms; otherwise 30 of each, the same check of the
-// answers and a loose 15 ms on the medians, which a busy shared machine
-// still meets.
+// answers and a loose bound on the medians that a busy shared machine
+// still meets (15 ms, or half the slowest median): one kind skipping its
+// hash would still fail it, since the hash is most of a sign-in's time.
 //
 // The locks of spec 8.3 would answer too_many_attempts after 5 failures
 // of one email and the per-IP limit 429 after 30 sign-ins in 10 minutes;
@@ -36,7 +37,8 @@ import (
 // runs the whole path an attacker's does, lock look-up included.
 func TestSigninEnumeration(t *testing.T) {
 	tries, maxGap := 30, 15*time.Millisecond
-	if os.Getenv("PAYD_BENCH_ACCOUNTS") == "1" {
+	bench := os.Getenv("PAYD_BENCH_ACCOUNTS") == "1"
+	if bench {
 		tries, maxGap = 200, 5*time.Millisecond
 	}
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
@@ -79,6 +81,9 @@ func TestSigninEnumeration(t *testing.T) {
 		for k := range kinds {
 			meds[k] = medianDur(times[k])
 			t.Logf("%s: median %v over %d tries", kinds[k].name, meds[k], tries)
+		}
+		if !bench {
+			maxGap = max(maxGap, slices.Max(meds)/2)
 		}
 		if gap := slices.Max(meds) - slices.Min(meds); gap >= maxGap {
 			t.Errorf("medians differ by %v, want less than %v", gap, maxGap)
