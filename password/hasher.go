@@ -190,15 +190,22 @@ func (h *Hasher) key(ctx context.Context, password string, salt []byte, p Params
 var errWaited = errors.New("password: waited too long for room")
 
 // acquire takes weight KiB of the semaphore, waiting at most maxWait on the
-// service clock. The semaphore is first come, first served, so a waiting
+// service clock, or less when ctx says so (payd.WithHashWait). The semaphore is first come, first served, so a waiting
 // hash is never overtaken by later small ones.
 func (h *Hasher) acquire(ctx context.Context, weight int64) error {
 	if h.sem.TryAcquire(weight) {
 		return nil
 	}
+	wait := h.maxWait
+	if d, ok := payd.HashWait(ctx); ok && d < wait {
+		wait = d
+	}
+	if wait <= 0 {
+		return ErrBusy
+	}
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	timer := h.clock.NewTimer(h.maxWait)
+	timer := h.clock.NewTimer(wait)
 	defer timer.Stop()
 	go func() {
 		select {
