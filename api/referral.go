@@ -76,17 +76,14 @@ type businessPatch struct {
 }
 
 // patchBusiness changes the business the session acts for: for now the
-// code that referred it, which owners and admins may change until the
-// business has a wallet.
+// code that referred it, which owners and admins (the route's teamManage)
+// may change until the business has a wallet.
 func (s *Server) patchBusiness(w http.ResponseWriter, r *http.Request) error {
 	var req businessPatch
 	if err := decode(r, &req); err != nil {
 		return err
 	}
 	c := callOf(r.Context())
-	if !c.role.ManagesTeam() {
-		return payd.Errorf(payd.ErrPermissionDenied, "only the business's owner and admins can change this")
-	}
 	ctx := r.Context()
 	ref, err := s.referrerField(ctx, req.ReferralCode, c.biz)
 	if err != nil {
