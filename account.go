@@ -467,6 +467,24 @@ type PasswordHasher interface {
 	VerifyNone(ctx context.Context) error
 }
 
+// hashWaitKey carries the wait WithHashWait sets.
+type hashWaitKey struct{}
+
+// WithHashWait returns ctx telling the PasswordHasher to wait at most d
+// for room before it answers busy (temporarily_unavailable), when that is
+// less than its own bound: a request that spent time before its hash (the
+// bot check, counting the attempt) still answers in time. d ≤ 0 means it
+// does not wait at all.
+func WithHashWait(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, hashWaitKey{}, d)
+}
+
+// HashWait returns the wait WithHashWait set on ctx, if any.
+func HashWait(ctx context.Context) (time.Duration, bool) {
+	d, ok := ctx.Value(hashWaitKey{}).(time.Duration)
+	return d, ok
+}
+
 // BreachChecker says how often a password appears in known breaches
 // (Have I Been Pwned's range API, off by default).
 type BreachChecker interface {

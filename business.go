@@ -21,8 +21,13 @@ type Business struct {
 	Live bool
 	// SuspendedAt, when set, stops new payments and checkouts.
 	SuspendedAt *time.Time
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// ReferralCode is the business's own code, which it shares to refer
+	// others (NewReferralCode); ReferredBy is the id of the business whose
+	// code referred this one, "" for none.
+	ReferralCode string
+	ReferredBy   string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // NewBusiness validates name and email and returns a business to store.
@@ -34,7 +39,8 @@ func NewBusiness(name, email string, live bool, now time.Time) (*Business, error
 	if err := CheckEmail("email", email); err != nil {
 		return nil, err
 	}
-	return &Business{ID: NewID(PrefixBusiness), Name: name, Email: email, Live: live, CreatedAt: now, UpdatedAt: now}, nil
+	return &Business{ID: NewID(PrefixBusiness), Name: name, Email: email, Live: live, ReferralCode: NewReferralCode(),
+		CreatedAt: now, UpdatedAt: now}, nil
 }
 
 // RefuseTestKey returns test_mode_unavailable when a test key acts on a live
@@ -49,10 +55,19 @@ func (b *Business) RefuseTestKey(k *APIKey) error {
 
 // BusinessStore keeps businesses.
 type BusinessStore interface {
-	// CreateBusiness stores a new business.
+	// CreateBusiness stores a new business, giving it a referral code
+	// when it has none; conflict when its id or referral code is taken.
 	CreateBusiness(ctx context.Context, b *Business) error
 	// BusinessByID returns the business; not_found otherwise.
 	BusinessByID(ctx context.Context, id string) (*Business, error)
+	// BusinessByReferralCode returns the business whose own referral code
+	// is code (normalised); not_found otherwise.
+	BusinessByReferralCode(ctx context.Context, code string) (*Business, error)
+	// SetReferrer sets (referrerID) or clears ("") the business that
+	// referred business id, in one statement: referral_locked when the
+	// business has or had a wallet, not_found when there is no such
+	// business.
+	SetReferrer(ctx context.Context, id, referrerID string) error
 	// SetBusinessSuspended suspends (at, non-nil) or reinstates (nil) a business; not_found otherwise.
 	SetBusinessSuspended(ctx context.Context, id string, at *time.Time) error
 }

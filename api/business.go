@@ -13,16 +13,22 @@ import (
 
 // membership is a business the person belongs to, with their role.
 type membership struct {
-	Kind     string `json:"kind"`
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	Role     string `json:"role"`
-	Live     bool   `json:"live"`
-	JoinedAt Time   `json:"joined_at"`
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Role string `json:"role"`
+	Live bool   `json:"live"`
+	// ReferralCode is the business's own code to share; ReferredBy the
+	// code that referred it, null for none (docs/accounts.md).
+	ReferralCode string  `json:"referral_code"`
+	ReferredBy   *string `json:"referred_by"`
+	JoinedAt     Time    `json:"joined_at"`
 }
 
 type businessRequest struct {
 	Name string `json:"name"`
+	// ReferralCode names the business whose code referred this one.
+	ReferralCode *string `json:"referral_code"`
 }
 
 // createBusiness makes a business owned by the signed-in person, with its
@@ -37,6 +43,9 @@ func (s *Server) createBusiness(w http.ResponseWriter, r *http.Request) error {
 	now := s.clock.Now()
 	b, err := payd.NewBusiness(req.Name, c.user.Email, false, now)
 	if err != nil {
+		return err
+	}
+	if b.ReferredBy, err = s.referrerField(r.Context(), req.ReferralCode, nil); err != nil {
 		return err
 	}
 	_, pk := payd.NewAPIKey(b.ID, payd.KeyPublishable, payd.ModeLive, nil, now)
@@ -57,7 +66,11 @@ func (s *Server) createBusiness(w http.ResponseWriter, r *http.Request) error {
 	if err := s.store.TouchSession(r.Context(), c.session.ID, c.session.LastSeenAt, b.ID); err != nil && !payd.IsNotFound(err) {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, single{toMembership(b, m)})
+	out, err := s.toMembership(r.Context(), b, m)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, single{out})
 	return nil
 }
 
@@ -74,12 +87,21 @@ func (s *Server) listBusinesses(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		out.Data = append(out.Data, toMembership(b, m))
+		wm, err := s.toMembership(r.Context(), b, m)
+		if err != nil {
+			return err
+		}
+		out.Data = append(out.Data, wm)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
-func toMembership(b *payd.Business, m *payd.Membership) membership {
-	return membership{Kind: "membership", ID: b.ID, Name: b.Name, Role: string(m.Role), Live: b.Live, JoinedAt: Time(m.CreatedAt)}
+func (s *Server) toMembership(ctx context.Context, b *payd.Business, m *payd.Membership) (membership, error) {
+	ref, err := s.referredBy(ctx, b)
+	if err != nil {
+		return membership{}, err
+	}
+	return membership{Kind: "membership", ID: b.ID, Name: b.Name, Role: string(m.Role), Live: b.Live,
+		ReferralCode: b.ReferralCode, ReferredBy: ref, JoinedAt: Time(m.CreatedAt)}, nil
 }

@@ -183,6 +183,8 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/passkeys/authentication/verify", h: s.passkeyAuthVerify, access: public, idem: idemIgnored, limit: "passkey_auth"},
 		{method: "POST", path: "/businesses", h: s.createBusiness, access: signedIn},
 		{method: "GET", path: "/businesses", h: s.listBusinesses, access: signedIn},
+		{method: "PATCH", path: "/business", h: s.patchBusiness, access: teamManage},
+		{method: "GET", path: "/public/referrals/{code}", h: s.getPublicReferral, access: public, limit: "public_referrals"},
 	}
 	if s.opts.Dev {
 		rs = append(rs,

@@ -235,7 +235,8 @@ func (s *Server) acceptInvitation(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return nil, err
 		}
-		return toMembership(b, m), nil
+		// The referrer is read in this transaction (ctx carries it).
+		return s.toMembership(ctx, b, m)
 	})
 }
 

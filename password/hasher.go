@@ -106,6 +106,10 @@ func NewHasher(c Config) *Hasher {
 // Params returns the parameters of new hashes.
 func (h *Hasher) Params() Params { return h.params }
 
+// MemoryBound returns the most argon2id memory, in bytes, the hashes in
+// flight hold at once: the semaphore's size.
+func (h *Hasher) MemoryBound() uint64 { return uint64(h.size) << 10 }
+
 // Normalize returns the form of a password that is hashed: Unicode NFKC,
 // as NIST SP 800-63B advises, so the same password typed on two keyboards
 // (a precomposed é or e plus a combining accent, full-width letters)
@@ -186,15 +190,22 @@ func (h *Hasher) key(ctx context.Context, password string, salt []byte, p Params
 var errWaited = errors.New("password: waited too long for room")
 
 // acquire takes weight KiB of the semaphore, waiting at most maxWait on the
-// service clock. The semaphore is first come, first served, so a waiting
+// service clock, or less when ctx says so (payd.WithHashWait). The semaphore is first come, first served, so a waiting
 // hash is never overtaken by later small ones.
 func (h *Hasher) acquire(ctx context.Context, weight int64) error {
 	if h.sem.TryAcquire(weight) {
 		return nil
 	}
+	wait := h.maxWait
+	if d, ok := payd.HashWait(ctx); ok && d < wait {
+		wait = d
+	}
+	if wait <= 0 {
+		return ErrBusy
+	}
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	timer := h.clock.NewTimer(h.maxWait)
+	timer := h.clock.NewTimer(wait)
 	defer timer.Stop()
 	go func() {
 		select {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"payd"
 	"payd/clock"
 )
 
@@ -116,6 +117,40 @@ func TestBusy(t *testing.T) {
 			return
 		default:
 			clk.Advance(DefaultMaxWait)
+			waitBriefly()
+		}
+	}
+}
+
+// TestHashWait checks the wait a request sets (payd.WithHashWait): a
+// request with no time left answers ErrBusy at once on a full semaphore,
+// without waiting for MaxWait; one with some waits that long on the
+// service clock, not MaxWait; room is still taken when there is some.
+func TestHashWait(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	h := NewHasher(Config{Params: testParams, MaxConcurrent: 1, Clock: clk})
+	if err := h.VerifyNone(payd.WithHashWait(context.Background(), -time.Second)); err != nil {
+		t.Fatalf("with room and no time left: %v, want the hash done", err)
+	}
+	fill(t, h)
+	for _, d := range []time.Duration{0, -time.Second} {
+		if err := h.VerifyNone(payd.WithHashWait(context.Background(), d)); err != ErrBusy {
+			t.Fatalf("full, wait %v: %v, want ErrBusy at once", d, err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- h.VerifyNone(payd.WithHashWait(context.Background(), 100*time.Millisecond)) }()
+	var advanced time.Duration
+	for {
+		select {
+		case err := <-done:
+			if err != ErrBusy || advanced >= DefaultMaxWait {
+				t.Fatalf("full, wait 100 ms: %v after %v of the service clock, want ErrBusy well before %v", err, advanced, DefaultMaxWait)
+			}
+			return
+		default:
+			clk.Advance(50 * time.Millisecond)
+			advanced += 50 * time.Millisecond
 			waitBriefly()
 		}
 	}

@@ -22,6 +22,16 @@ func (db *DB) BusinessByID(ctx context.Context, id string) (*payd.Business, erro
 	return db.reader(ctx).BusinessByID(ctx, id)
 }
 
+// BusinessByReferralCode: see payd.BusinessStore.
+func (db *DB) BusinessByReferralCode(ctx context.Context, code string) (*payd.Business, error) {
+	return db.reader(ctx).BusinessByReferralCode(ctx, code)
+}
+
+// SetReferrer: see payd.BusinessStore.
+func (db *DB) SetReferrer(ctx context.Context, id, referrerID string) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.SetReferrer(ctx, id, referrerID) })
+}
+
 // SetBusinessSuspended suspends (at non-nil) or reinstates (nil) a
 // business; not_found otherwise.
 func (db *DB) SetBusinessSuspended(ctx context.Context, id string, at *time.Time) error {

@@ -13,6 +13,9 @@ func (h *Handler) routes() {
 	h.mux.Handle("POST /p/{code}", formRoute(h.openPaymentCheckout))
 	h.mux.Handle("GET /p/{code}/status", pageRoute(h.checkoutStatus))
 	h.mux.Handle("GET /static/", secure(staticFiles(), false))
+	if h.dev {
+		h.mux.Handle("GET /dev/emails", pageRoute(h.devEmails))
+	}
 	h.mux.Handle("/", pageRoute(h.notFound))
 }
 
@@ -21,6 +24,9 @@ func (h *Handler) routes() {
 func (h *Handler) Mount(mux *http.ServeMux) {
 	for _, p := range []string{"/l/", "/p/", "/static/"} {
 		mux.Handle(p, h)
+	}
+	if h.dev {
+		mux.Handle("/dev/", h)
 	}
 }
 

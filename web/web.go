@@ -24,6 +24,8 @@ type Options struct {
 	APIBase string
 	Clock   clock.Clock
 	Log     *slog.Logger
+	// Dev serves the development pages (/dev/emails), as serve --dev does.
+	Dev bool
 }
 
 // Handler serves the checkout pages and their static files.
@@ -33,6 +35,7 @@ type Handler struct {
 	log   *slog.Logger
 	views *views
 	mux   *http.ServeMux
+	dev   bool
 }
 
 // New builds the pages' handler; it fails only when the embedded templates
@@ -46,7 +49,7 @@ func New(o Options) (*Handler, error) {
 		return nil, err
 	}
 	h := &Handler{api: client{api: o.API, apiBase: o.APIBase}, clock: o.Clock, log: o.Log, views: v,
-		mux: http.NewServeMux()}
+		mux: http.NewServeMux(), dev: o.Dev}
 	h.routes()
 	return h, nil
 }

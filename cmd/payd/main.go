@@ -17,7 +17,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	err := run(withStdin(ctx, os.Stdin), os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitStatus(err, os.Stderr))
 }
@@ -49,6 +49,8 @@ Usage:
   payd migrate [--database DSN]
   payd business create --name NAME --email EMAIL [--live] [--wallet generate] [--json]
   payd business suspend|reinstate --business BIZ_ID [--json]
+  payd users create --email EMAIL --name NAME [--password-stdin] [--business BIZ_ID [--role owner]] [--json]
+  payd users add --email EMAIL --business BIZ_ID --role ROLE [--json]
   payd keys create --business BIZ_ID --permissions AREA:LEVEL,... [--test] [--json]
   payd keys revoke --business BIZ_ID --id KEY_ID
   payd pause checkouts|card|signups|network:NAME [--reason TEXT]
@@ -70,7 +72,7 @@ Every flag can also be set as a PAYD_* variable (see the README).
 
 // groups are the commands whose first argument names a subcommand: their
 // --help comes before any flag set exists.
-var groups = map[string]bool{"business": true, "keys": true, "dev": true, "link": true, "devnet": true}
+var groups = map[string]bool{"users": true, "business": true, "keys": true, "dev": true, "link": true, "devnet": true}
 
 // run is payd's whole program, callable from tests. A command's --help
 // (or -h) prints its flags and succeeds.
@@ -114,6 +116,8 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 		return runOpenAPI(ctx, rest, getenv, stdout, stderr)
 	case "networks":
 		return runNetworks(ctx, rest, getenv, stdout, stderr)
+	case "users":
+		return runUsers(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -128,18 +128,18 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	indexer := store.NewSearchIndexer(db, clk, log)
 	indexer.Start(ctx)
 	defer indexer.Stop()
-	h, err := withPages(srv, clk, log)
+	h, err := withPages(srv, clk, log, cfg.Dev)
 	if err != nil {
 		return err
 	}
 	return serveOn(ctx, &cfg, ln, h, public+api.BasePath, walletBase, log)
 }
 
-// withPages serves the hosted checkout pages (/l/, /p/, /static/) beside
-// the API, which answers every other path, all behind the Host check
-// (edge_forbidden).
-func withPages(srv *api.Server, clk clock.Clock, log *slog.Logger) (http.Handler, error) {
-	pages, err := web.New(web.Options{API: srv, APIBase: api.BasePath, Clock: clk, Log: log})
+// withPages serves the hosted checkout pages (/l/, /p/, /static/, and with
+// --dev /dev/) beside the API, which answers every other path, all behind
+// the Host check (edge_forbidden).
+func withPages(srv *api.Server, clk clock.Clock, log *slog.Logger, dev bool) (http.Handler, error) {
+	pages, err := web.New(web.Options{API: srv, APIBase: api.BasePath, Clock: clk, Log: log, Dev: dev})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"payd"
+	"payd/money"
 )
 
 func testBusiness(t *testing.T, b *bundle) {
@@ -63,4 +64,53 @@ func testBusiness(t *testing.T, b *bundle) {
 			t.Errorf("UpdatedAt = %v, want the store clock's time of the change", got.UpdatedAt)
 		}
 	})
+	t.Run("Referrals", func(t *testing.T) { testReferrals(t, b) })
+}
+
+// testReferrals covers referral codes: each business has its own, found
+// by code; a referrer is set, changed and cleared until the business has
+// a wallet, then referral_locked.
+func testReferrals(t *testing.T, b *bundle) {
+	ctx, st := b.setup(t)
+	ref := mustBusiness(t, ctx, st)
+	if _, ok := payd.NormalizeReferralCode(ref.ReferralCode); !ok {
+		t.Fatalf("referral code %q is not well formed", ref.ReferralCode)
+	}
+	got, err := st.BusinessByReferralCode(ctx, ref.ReferralCode)
+	must(t, err)
+	if got.ID != ref.ID || got.ReferralCode != ref.ReferralCode || got.ReferredBy != "" {
+		t.Fatalf("BusinessByReferralCode = %+v, want %+v", got, ref)
+	}
+	_, err = st.BusinessByReferralCode(ctx, "ZZZZZZZZ")
+	wantCode(t, err, payd.ErrNotFound)
+	// A business made without a code gets one; a taken code is a conflict.
+	bare := &payd.Business{ID: payd.NewID(payd.PrefixBusiness), Name: "Bare", Email: "b@example.com", CreatedAt: t0, UpdatedAt: t0}
+	must(t, st.CreateBusiness(ctx, bare))
+	if got, err := st.BusinessByID(ctx, bare.ID); err != nil || got.ReferralCode == "" || got.ReferralCode == ref.ReferralCode {
+		t.Fatalf("a business stored without a code has %q (%v)", got.ReferralCode, err)
+	}
+	twin, _ := payd.NewBusiness("Twin", "t@example.com", false, t0)
+	twin.ReferralCode = ref.ReferralCode
+	wantCode(t, st.CreateBusiness(ctx, twin), payd.ErrConflict)
+
+	biz, _ := payd.NewBusiness("Referred", "r@example.com", false, t0)
+	biz.ReferredBy = ref.ID
+	must(t, st.CreateBusiness(ctx, biz))
+	if got, _ := st.BusinessByID(ctx, biz.ID); got.ReferredBy != ref.ID {
+		t.Fatalf("ReferredBy = %q, want %q", got.ReferredBy, ref.ID)
+	}
+	must(t, st.SetReferrer(ctx, biz.ID, bare.ID))
+	if got, _ := st.BusinessByID(ctx, biz.ID); got.ReferredBy != bare.ID {
+		t.Fatalf("ReferredBy = %q after SetReferrer, want %q", got.ReferredBy, bare.ID)
+	}
+	must(t, st.SetReferrer(ctx, biz.ID, ""))
+	if got, _ := st.BusinessByID(ctx, biz.ID); got.ReferredBy != "" {
+		t.Fatalf("ReferredBy = %q after clearing", got.ReferredBy)
+	}
+	wantCode(t, st.SetReferrer(ctx, payd.NewID(payd.PrefixBusiness), ref.ID), payd.ErrNotFound)
+	mustWallet(t, ctx, st, biz.ID, walletKeys("a", money.Bitcoin))
+	wantCode(t, st.SetReferrer(ctx, biz.ID, ref.ID), payd.ErrReferralLocked)
+	if got, _ := st.BusinessByID(ctx, biz.ID); got.ReferredBy != "" {
+		t.Fatalf("ReferredBy = %q after a locked change", got.ReferredBy)
+	}
 }

@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Passkey", testPasskey},
 		{"WebAuthnChallenge", testWebAuthnChallenge},
 		{"TwoFactorChallenge", testTwoFactorChallenge},
+		{"TextValues", testTextValues},
 	}
 	for _, s := range suites {
 		t.Run(s.name, func(t *testing.T) { s.run(t, &bundle{open: open}) })
