@@ -64,7 +64,7 @@ func TestSigninDoesNotOutliveAReset(t *testing.T) {
 // carries the __Host- prefix and is read back under that name.
 func TestSecureCookieNames(t *testing.T) {
 	s := &Server{opts: Options{PublicURL: "https://pay.example"}}
-	for _, base := range []string{sessionCookie, signupCookie, deviceCookie, passkeyCookie} {
+	for _, base := range []string{sessionCookie, signupCookie, deviceCookie, passkeyCookie, twoFactorCookie} {
 		rec := httptest.NewRecorder()
 		s.setCookie(rec, base, "abc123", 300)
 		req := httptest.NewRequest("POST", "/", nil)
@@ -78,4 +78,56 @@ func TestSecureCookieNames(t *testing.T) {
 			t.Errorf("%s read back as %q", base, got)
 		}
 	}
+}
+
+// TestSigninAfterTwoFactorTurnedOn: a sign-in whose password was checked
+// before two-step sign-in was turned on gets the second step, not a
+// session.
+func TestSigninAfterTwoFactorTurnedOn(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		g := &gatedHasher{PasswordHasher: testHasher, gate: make(chan chan struct{}, 1)}
+		b := setupWith(t, db, func(o *Options) { o.Passwords = g })
+		owner := newBrowser(t, b)
+		owner.signUp("ada@example.com")
+		secret := owner.twoFactor(`{"action":"setup"}`, http.StatusOK)["data"].(map[string]any)["secret"].(string)
+		release := make(chan struct{})
+		g.gate <- release
+		attacker := newBrowser(t, b)
+		done := make(chan *response)
+		tok := b.token(t, "signin")
+		go func() {
+			done <- attacker.do(request{method: "POST", path: "/sessions", header: map[string]string{"Service-Challenge": tok},
+				body: fmt.Sprintf(`{"email":"ada@example.com","password":%q}`, testPassword)})
+		}()
+		for len(g.gate) > 0 { // until the sign-in's Verify holds the gate
+		}
+		owner.twoFactor(fmt.Sprintf(`{"action":"enable","code":%q}`, owner.authCode(secret)), http.StatusOK)
+		close(release)
+		r := <-done
+		if r.status != http.StatusOK || r.json(t)["data"].(map[string]any)["kind"] != "two_factor_challenge" {
+			t.Fatalf("sign-in checked before two-step was on: %d %s, want the two-step challenge", r.status, r.body)
+		}
+		attacker.call(request{method: "GET", path: "/me"}, http.StatusUnauthorized, payd.ErrUnauthenticated)
+	})
+}
+
+// TestPatchBusinessNeedsTheField: a PATCH without referral_code does not
+// clear the referrer.
+func TestPatchBusinessNeedsTheField(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		ada := newBrowser(t, b)
+		ada.signUp("ada@example.com")
+		shop := ada.call(request{method: "POST", path: "/businesses", body: `{"name":"Ada's Books"}`}, http.StatusCreated)["data"].(map[string]any)
+		bo := newBrowser(t, b)
+		bo.signUp("bo@example.com")
+		mine := bo.call(request{method: "POST", path: "/businesses", body: fmt.Sprintf(`{"name":"Bo's","referral_code":%q}`, shop["referral_code"])},
+			http.StatusCreated)["data"].(map[string]any)
+		bo.biz = mine["id"].(string)
+		bo.call(request{method: "PATCH", path: "/business", body: `{}`}, http.StatusBadRequest, payd.ErrInvalidRequest)
+		got := bo.call(request{method: "PATCH", path: "/business", body: `{"referral_code":null}`}, http.StatusOK)["data"].(map[string]any)
+		if got["referred_by"] != nil {
+			t.Fatalf("null did not clear the referrer: %v", got)
+		}
+	})
 }

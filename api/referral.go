@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"payd"
@@ -84,6 +85,11 @@ func (s *Server) patchBusiness(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c := callOf(r.Context())
+	// Absent is not null: a PATCH without the field must not clear it.
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(c.body, &fields); err != nil || fields["referral_code"] == nil {
+		return payd.FieldError("referral_code", "referral_code is required (null or \"\" clears it)")
+	}
 	ctx := r.Context()
 	ref, err := s.referrerField(ctx, req.ReferralCode, c.biz)
 	if err != nil {

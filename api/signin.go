@@ -114,7 +114,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 	}
 	newHash := ""
 	if rehash {
-		if newHash, err = s.opts.Passwords.Hash(ctx, s.opts.Passwords.Normalize(req.Password)); err != nil {
+		if newHash, err = s.opts.Passwords.Hash(hashWait(ctx), s.opts.Passwords.Normalize(req.Password)); err != nil {
 			return err
 		}
 	}
@@ -144,11 +144,13 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 		}
-		if u.TwoFactor() {
+		// Two-step as it is now, not as it was when the password was
+		// checked: it may have been turned on meanwhile.
+		if cur.TwoFactor() {
 			tf, err = s.startTwoFactor(ctx, q, cur)
 			return err
 		}
-		st, err = s.startSession(ctx, r, q, u, "password")
+		st, err = s.startSession(ctx, r, q, cur, "password")
 		return err
 	})
 	if err != nil {
