@@ -447,8 +447,9 @@ type AccountStore interface {
 	// ClearAttempts forgets the subject's count.
 	ClearAttempts(ctx context.Context, subject string) error
 
-	// DeleteExpiredAccountRows sweeps what has ended by now: sessions,
-	// sign-ups a day past their end, and failure counts past their keep.
+	// DeleteExpiredAccountRows sweeps what has ended by now: sessions;
+	// sign-ups, reset links and email changes a day past their end; and
+	// failure counts past their keep.
 	DeleteExpiredAccountRows(ctx context.Context, now time.Time) (int, error)
 }
 

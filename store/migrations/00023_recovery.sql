@@ -18,6 +18,8 @@ CREATE TABLE password_resets (
     used_at    BIGINT
 );
 CREATE INDEX password_resets_user_id ON password_resets (user_id, status);
+-- the sweep of old links
+CREATE INDEX password_resets_expires_at ON password_resets (expires_at);
 
 CREATE TABLE email_changes (
     id              TEXT    NOT NULL PRIMARY KEY,

@@ -202,6 +202,20 @@ func testAccount(t *testing.T, b *bundle) {
 		if len(all) != 1 || all[0].ID != fresh.ID {
 			t.Fatalf("sessions after the sweep: %+v", all)
 		}
+		// A reset link goes a day after it expired.
+		token, pr := payd.NewPasswordReset(u, t0)
+		must(t, st.CreatePasswordReset(ctx, pr))
+		if n, _ := st.DeleteExpiredAccountRows(ctx, pr.ExpiresAt.Add(time.Hour)); n != 0 {
+			t.Fatalf("swept %d rows an hour after the link expired, want none", n)
+		}
+		if _, err := st.PasswordResetByToken(ctx, payd.SecretHash(token)); err != nil {
+			t.Fatalf("the link went too soon: %v", err)
+		}
+		if _, err := st.DeleteExpiredAccountRows(ctx, pr.ExpiresAt.Add(payd.VerificationTTL)); err != nil {
+			t.Fatal(err)
+		}
+		_, err = st.PasswordResetByToken(ctx, payd.SecretHash(token))
+		wantCode(t, err, payd.ErrNotFound)
 	})
 	t.Run("CountEmails", func(t *testing.T) {
 		ctx, st := b.setup(t)
