@@ -353,4 +353,9 @@ type KeyStore interface {
 	// now ends now; revoking twice keeps the first time); not_found if the
 	// business has no such key.
 	RevokeAPIKey(ctx context.Context, businessID, id string, at time.Time) error
+	// EndLiveAPIKey sets when a key that has no end yet stops working (a
+	// roll's overlap), in one statement: conflict when it already has one
+	// (revoked, or rolled by a racing request), so a key is rolled once;
+	// not_found if the business has no such key.
+	EndLiveAPIKey(ctx context.Context, businessID, id string, at time.Time) error
 }

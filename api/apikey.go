@@ -156,12 +156,19 @@ func (s *Server) rollAPIKey(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return apiKey{}, err
 		}
+		// The old key gets its end first, only if it has none: of two
+		// racing rolls one wins, and the other makes no second successor.
+		if err := q.EndLiveAPIKey(ctx, k.BusinessID, k.ID, *k.RevokedAt); payd.ErrorCode(err) == payd.ErrConflict {
+			return apiKey{}, payd.Errorf(payd.ErrAPIKeyRevoked, "this key was rolled or revoked meanwhile")
+		} else if err != nil {
+			return apiKey{}, err
+		}
 		if err := q.CreateAPIKey(ctx, next); err != nil {
 			return apiKey{}, err
 		}
 		out := toAPIKey(next)
 		out.Secret = &secret
-		return out, q.RevokeAPIKey(ctx, k.BusinessID, k.ID, *k.RevokedAt)
+		return out, nil
 	})
 }
 

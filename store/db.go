@@ -68,6 +68,11 @@ func (db *DB) RevokeAPIKey(ctx context.Context, businessID, id string, at time.T
 	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.RevokeAPIKey(ctx, businessID, id, at) })
 }
 
+// EndLiveAPIKey sets a live key's end; conflict when it has one.
+func (db *DB) EndLiveAPIKey(ctx context.Context, businessID, id string, at time.Time) error {
+	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.EndLiveAPIKey(ctx, businessID, id, at) })
+}
+
 // SetPause records a pause; pausing something already paused keeps the first time.
 func (db *DB) SetPause(ctx context.Context, p payd.Pause) error {
 	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.SetPause(ctx, p) })

@@ -76,6 +76,20 @@ func (q *queries) UpdateAPIKey(ctx context.Context, k *payd.APIKey) (err error) 
 
 // RevokeAPIKey makes a key stop working at at, or keeps the earlier time
 // it already stops at; not_found if the business has no such key.
+func (q *queries) EndLiveAPIKey(ctx context.Context, businessID, id string, at time.Time) (err error) {
+	defer fail(&err, "API key", "store.EndLiveAPIKey(%s, %s)", businessID, id)
+	err = affected(q.ex.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $3
+		WHERE business_id = $1 AND id = $2 AND revoked_at IS NULL`, businessID, id, micros(at)))
+	if err == sql.ErrNoRows {
+		if _, err := q.APIKeyByID(ctx, businessID, id); err != nil {
+			return err
+		}
+		return payd.Errorf(payd.ErrConflict, "API key %s already has an end", id)
+	}
+	return err
+}
+
+// RevokeAPIKey makes a key stop working at at, or keeps its earlier end.
 func (q *queries) RevokeAPIKey(ctx context.Context, businessID, id string, at time.Time) (err error) {
 	defer fail(&err, "API key", "store.RevokeAPIKey(%s, %s)", businessID, id)
 	return affected(q.ex.ExecContext(ctx, `

@@ -56,6 +56,29 @@ func testAPIKey(t *testing.T, b *bundle) {
 		must(t, st.RevokeAPIKey(ctx, biz.ID, k.ID, first.Add(time.Hour)))
 		wantRevoked(t, st, k.Hash, &first)
 	})
+	t.Run("EndLiveOnce", func(t *testing.T) {
+		ctx, st := b.setup(t)
+		biz := mustBusiness(t, ctx, st)
+		_, k := payd.NewAPIKey(biz.ID, payd.KeySecret, payd.ModeLive, nil, t0)
+		must(t, st.CreateAPIKey(ctx, k))
+		// Racing ends: exactly one wins.
+		_, errs := parallel(6, func(i int) (bool, error) {
+			return true, st.EndLiveAPIKey(ctx, biz.ID, k.ID, t0.Add(time.Duration(i+1)*time.Hour))
+		})
+		won := 0
+		for _, err := range errs {
+			switch {
+			case err == nil:
+				won++
+			case payd.ErrorCode(err) != payd.ErrConflict:
+				t.Fatal(err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("%d of 6 racing ends won, want 1", won)
+		}
+		wantCode(t, st.EndLiveAPIKey(ctx, biz.ID, payd.NewID(payd.PrefixAPIKey), t0), payd.ErrNotFound)
+	})
 	t.Run("ByIDListUpdateAndRoll", func(t *testing.T) {
 		ctx, st := b.setup(t)
 		biz, other := mustBusiness(t, ctx, st), mustBusiness(t, ctx, st)
