@@ -249,3 +249,24 @@ func (s *Server) checkCode(ctx context.Context, e emailedCode, input string, now
 	}
 	return nil
 }
+
+// setPassword is the one place a person's password changes (a reset, a
+// change at /me/password): the new hash, working at once (a password
+// disabled by failures or an undone email change, and a hold, end), the
+// failure counts of the address and of the account's browsers
+// forgotten, and every session but keep ("" for none) ended, since one of
+// them may be whoever knew the old password.
+func (s *Server) setPassword(ctx context.Context, q payd.Queries, u *payd.User, hash, keep string) error {
+	u.PasswordHash, u.PasswordDisabled, u.ResetHoldUntil, u.UpdatedAt = hash, false, nil, s.clock.Now()
+	if err := q.SaveUser(ctx, u); err != nil {
+		return err
+	}
+	if err := q.ClearAttempts(ctx, "pw:"+payd.EmailKey(u.Email)); err != nil {
+		return err
+	}
+	if err := q.ClearDeviceAttempts(ctx, u.ID); err != nil {
+		return err
+	}
+	_, err := q.DeleteSessions(ctx, u.ID, keep)
+	return err
+}

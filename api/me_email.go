@@ -49,12 +49,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) error {
 		}
 		// A first password (a passkey-only account, perhaps after an undone
 		// email change disabled the none it had) starts enabled.
-		u.PasswordHash, u.PasswordDisabled, u.UpdatedAt = hash, false, now
-		if err := q.SaveUser(ctx, u); err != nil {
-			return err
-		}
-		_, err = q.DeleteSessions(ctx, u.ID, c.session.ID)
-		return err
+		return s.setPassword(ctx, q, u, hash, c.session.ID)
 	})
 	if err != nil {
 		return err

@@ -170,19 +170,8 @@ func (s *Server) confirmPasswordReset(w http.ResponseWriter, r *http.Request) er
 		} else if err != nil {
 			return err
 		}
-		cur.PasswordHash, cur.PasswordDisabled, cur.ResetHoldUntil, cur.UpdatedAt = hash, false, nil, now
-		if err := q.SaveUser(ctx, cur); err != nil {
-			return err
-		}
-		if err := q.ClearAttempts(ctx, "pw:"+payd.EmailKey(cur.Email)); err != nil {
-			return err
-		}
-		if err := q.ClearDeviceAttempts(ctx, cur.ID); err != nil {
-			return err
-		}
-		_, err = q.DeleteSessions(ctx, cur.ID, "")
 		u = cur
-		return err
+		return s.setPassword(ctx, q, cur, hash, "")
 	})
 	if err != nil {
 		return err
