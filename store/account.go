@@ -283,24 +283,22 @@ func (q *queries) Attempt(ctx context.Context, subject string, now time.Time) (_
 }
 
 // TryAttempt reserves a try of the subject: the row is made if absent and
-// then read under a row lock (FOR UPDATE on PostgreSQL; SQLite's one
-// writer holds the whole database), so the count and the lock it starts
-// are one decision no concurrent try can slip between.
+// read under a row lock in one statement (SQLite's one writer holds the
+// whole database), so the count and the lock it starts are one decision
+// no concurrent try or clear can slip between.
 func (q *queries) TryAttempt(ctx context.Context, subject string, now, keepUntil time.Time, lock func(int) time.Duration) (_ *payd.Attempt, ok bool, err error) {
 	defer fail(&err, "attempt", "store.TryAttempt")
-	if _, err = q.ex.ExecContext(ctx, `INSERT INTO attempts (subject, failures, locked_until, keep_until)
-		VALUES ($1, 0, NULL, $2) ON CONFLICT (subject) DO NOTHING`, subject, micros(keepUntil)); err != nil {
-		return nil, false, err
-	}
-	forUpdate := ""
-	if q.dialect == "postgres" {
-		forUpdate = " FOR UPDATE"
-	}
+	// One statement makes the row if absent and reads it under a row lock
+	// (the no-op DO UPDATE locks it until the transaction ends): an INSERT
+	// … DO NOTHING followed by a SELECT could lose the row to a
+	// concurrent ClearAttempts in between.
 	a := payd.Attempt{Subject: subject}
 	var locked sql.NullInt64
 	var keep int64
-	if err = q.ex.QueryRowContext(ctx, `SELECT failures, locked_until, keep_until FROM attempts WHERE subject = $1`+forUpdate,
-		subject).Scan(&a.Failures, &locked, &keep); err != nil {
+	if err = q.ex.QueryRowContext(ctx, `INSERT INTO attempts (subject, failures, locked_until, keep_until)
+		VALUES ($1, 0, NULL, $2)
+		ON CONFLICT (subject) DO UPDATE SET subject = excluded.subject
+		RETURNING failures, locked_until, keep_until`, subject, micros(keepUntil)).Scan(&a.Failures, &locked, &keep); err != nil {
 		return nil, false, err
 	}
 	a.LockedUntil = fromNullMicros(locked)
