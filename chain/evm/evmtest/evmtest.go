@@ -20,6 +20,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -311,14 +312,22 @@ func (c *Chain) send(from Account, to *common.Address, value *big.Int, input []b
 func (c *Chain) ReplaceETH(from Account, nonce uint64, to string, wei, extraTip *big.Int) string {
 	c.t.Helper()
 	addr := common.HexToAddress(to)
-	tx, err := c.signNonce(from, nonce, &addr, wei, nil, ethGas, extraTip)
-	if err == nil {
-		err = c.client.SendTransaction(context.Background(), tx)
+	// After Fork the pool resets to the new head in the background: until
+	// it has, it still judges nonces by the orphaned block's state and
+	// calls the replacement's nonce too low. Wait for it, a while.
+	for try := 0; ; try++ {
+		tx, err := c.signNonce(from, nonce, &addr, wei, nil, ethGas, extraTip)
+		if err == nil {
+			err = c.client.SendTransaction(context.Background(), tx)
+		}
+		if err == nil {
+			return tx.Hash().Hex()
+		}
+		if !strings.Contains(err.Error(), "nonce too low") || try == 250 {
+			c.t.Fatalf("evmtest: replacing nonce %d of %s: %v", nonce, from.Address, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	if err != nil {
-		c.t.Fatalf("evmtest: replacing nonce %d of %s: %v", nonce, from.Address, err)
-	}
-	return tx.Hash().Hex()
 }
 
 // Nonce is the nonce of from's next transaction, counting those waiting
