@@ -2,7 +2,11 @@ package payd
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"payd/money"
@@ -22,7 +26,18 @@ type CheckoutSettings struct {
 	AcceptedRails []Rail
 	// AcceptedAssets maps each accepted network to the coins accepted on it.
 	AcceptedAssets map[money.Network][]money.Asset
-	UpdatedAt      time.Time
+	// DisplayName is the name customers see on the checkout pages; ""
+	// shows the business's own name.
+	DisplayName string
+	// AccentColor is the checkout pages' accent, "#rrggbb" in lower case;
+	// "" keeps payd's own. It must keep WCAG AA contrast on the page
+	// (CheckAccent).
+	AccentColor string
+	// SupportEmail is where customers are told to write; "" for none. It
+	// is the business's own column (businesses.support_email), which the
+	// checkout settings own the writes of.
+	SupportEmail string
+	UpdatedAt    time.Time
 }
 
 // CheckoutSettingsStore keeps checkout settings.
@@ -70,6 +85,21 @@ func (s *CheckoutSettings) Validate() error {
 	}
 	if err := checkFeePayer(s.FeePayer); err != nil {
 		return err
+	}
+	s.DisplayName = strings.TrimSpace(s.DisplayName)
+	if err := CheckText("display_name", s.DisplayName, MaxDisplayName, false); err != nil {
+		return err
+	}
+	color, err := CheckAccent(s.AccentColor)
+	if err != nil {
+		return err
+	}
+	s.AccentColor = color
+	s.SupportEmail = strings.TrimSpace(s.SupportEmail)
+	if s.SupportEmail != "" {
+		if err := CheckEmail("support_email", s.SupportEmail); err != nil {
+			return err
+		}
 	}
 	rails, err := canonicalRails(s.AcceptedRails)
 	if err != nil {
@@ -176,4 +206,62 @@ func checkFeePayer(p money.FeePayer) error {
 		return FieldError("fee_payer", "fee_payer must be business or customer")
 	}
 	return nil
+}
+
+// MaxDisplayName is the longest CheckoutSettings.DisplayName, in
+// characters.
+const MaxDisplayName = 100
+
+// MinAccentContrast is the contrast an accent colour must have with the
+// checkout page's white: WCAG AA for normal text (1.4.3), which covers the
+// accent's links on white and the white text of its buttons, and more than
+// the 3:1 its focus rings need (1.4.11).
+const MinAccentContrast = 4.5
+
+// CheckAccent checks an accent colour ("#rrggbb", either case; "" for
+// payd's own) and returns it in lower case. A colour with less than
+// MinAccentContrast against white is refused with a sentence saying its
+// contrast.
+func CheckAccent(c string) (string, error) {
+	c = strings.ToLower(strings.TrimSpace(c))
+	if c == "" {
+		return "", nil
+	}
+	if len(c) != 7 || c[0] != '#' {
+		return "", FieldError("accent_color", "the accent colour must be written #rrggbb, such as #0b5cad")
+	}
+	if _, err := strconv.ParseUint(c[1:], 16, 32); err != nil {
+		return "", FieldError("accent_color", "the accent colour must be written #rrggbb, such as #0b5cad")
+	}
+	if r := Contrast(c, "#ffffff"); r < MinAccentContrast {
+		return "", FieldError("accent_color", "the accent colour %s has a contrast of only %s:1 with the checkout page's white; "+
+			"it needs at least 4.5:1 (WCAG AA), so choose a darker colour", c, floorTenth(r))
+	}
+	return c, nil
+}
+
+// floorTenth writes r rounded down to a tenth, so a refused colour never
+// reads as 4.5.
+func floorTenth(r float64) string { return fmt.Sprintf("%.1f", math.Floor(r*10)/10) }
+
+// Contrast is the WCAG 2 contrast ratio of two "#rrggbb" colours.
+func Contrast(a, b string) float64 {
+	la, lb := luminance(a), luminance(b)
+	if la < lb {
+		la, lb = lb, la
+	}
+	return (la + 0.05) / (lb + 0.05)
+}
+
+// luminance is a "#rrggbb" colour's relative luminance (WCAG 2).
+func luminance(c string) float64 {
+	n, _ := strconv.ParseUint(strings.TrimPrefix(c, "#"), 16, 32)
+	ch := func(v uint64) float64 {
+		s := float64(v) / 255
+		if s <= 0.04045 {
+			return s / 12.92
+		}
+		return math.Pow((s+0.055)/1.055, 2.4)
+	}
+	return 0.2126*ch(n>>16&0xff) + 0.7152*ch(n>>8&0xff) + 0.0722*ch(n&0xff)
 }

@@ -16,6 +16,7 @@ type Queries interface {
 	LinkStore
 	PaymentStore
 	CheckoutSettingsStore
+	CheckoutLogoStore
 	WalletStore
 	CheckoutStore
 	LeaseStore

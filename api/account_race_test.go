@@ -29,6 +29,27 @@ func (g *gatedHasher) Verify(ctx context.Context, pw, enc string) (bool, bool, e
 	return ok, re, err
 }
 
+// signInDuring signs in as email with the test password from a new
+// browser, holds that sign-in inside Verify (its password checked) while
+// during runs, then lets it finish: the browser and the sign-in's answer.
+func (g *gatedHasher) signInDuring(t *testing.T, b *bundle, email string, during func()) (*browser, *response) {
+	t.Helper()
+	release := make(chan struct{})
+	g.gate <- release
+	br := newBrowser(t, b)
+	done := make(chan *response)
+	tok := b.token(t, "signin")
+	go func() {
+		done <- br.do(request{method: "POST", path: "/sessions", header: map[string]string{"Service-Challenge": tok},
+			body: fmt.Sprintf(`{"email":%q,"password":%q}`, email, testPassword)})
+	}()
+	for len(g.gate) > 0 { // until the sign-in's Verify holds the gate
+	}
+	during()
+	close(release)
+	return br, <-done
+}
+
 // TestSigninDoesNotOutliveAReset: a sign-in whose password was checked
 // before a reset committed gets no session; the reset ended them all.
 func TestSigninDoesNotOutliveAReset(t *testing.T) {
@@ -39,21 +60,11 @@ func TestSigninDoesNotOutliveAReset(t *testing.T) {
 		owner.signUp("ada@example.com")
 		owner.askReset("ada@example.com", http.StatusAccepted)
 		token := b.lastLink(t, "ada@example.com", payd.EmailPasswordReset)
-		release := make(chan struct{})
-		g.gate <- release
-		attacker := newBrowser(t, b)
-		done := make(chan *response)
-		tok := b.token(t, "signin")
-		go func() {
-			done <- attacker.do(request{method: "POST", path: "/sessions", header: map[string]string{"Service-Challenge": tok},
-				body: fmt.Sprintf(`{"email":"ada@example.com","password":%q}`, testPassword)})
-		}()
-		for len(g.gate) > 0 { // until the sign-in's Verify holds the gate
-		}
-		owner.call(request{method: "POST", path: "/password-resets/confirm",
-			body: fmt.Sprintf(`{"token":%q,"password":%q}`, token, "a brand new passphrase 42")}, http.StatusOK)
-		close(release)
-		if r := <-done; r.status != http.StatusBadRequest {
+		attacker, r := g.signInDuring(t, b, "ada@example.com", func() {
+			owner.call(request{method: "POST", path: "/password-resets/confirm",
+				body: fmt.Sprintf(`{"token":%q,"password":%q}`, token, "a brand new passphrase 42")}, http.StatusOK)
+		})
+		if r.status != http.StatusBadRequest {
 			t.Fatalf("sign-in checked before the reset: %d %s, want invalid_credentials", r.status, r.body)
 		}
 		attacker.call(request{method: "GET", path: "/me"}, http.StatusUnauthorized, payd.ErrUnauthenticated)
@@ -90,20 +101,9 @@ func TestSigninAfterTwoFactorTurnedOn(t *testing.T) {
 		owner := newBrowser(t, b)
 		owner.signUp("ada@example.com")
 		secret := owner.twoFactor(`{"action":"setup"}`, http.StatusOK)["data"].(map[string]any)["secret"].(string)
-		release := make(chan struct{})
-		g.gate <- release
-		attacker := newBrowser(t, b)
-		done := make(chan *response)
-		tok := b.token(t, "signin")
-		go func() {
-			done <- attacker.do(request{method: "POST", path: "/sessions", header: map[string]string{"Service-Challenge": tok},
-				body: fmt.Sprintf(`{"email":"ada@example.com","password":%q}`, testPassword)})
-		}()
-		for len(g.gate) > 0 { // until the sign-in's Verify holds the gate
-		}
-		owner.twoFactor(fmt.Sprintf(`{"action":"enable","code":%q}`, owner.authCode(secret)), http.StatusOK)
-		close(release)
-		r := <-done
+		attacker, r := g.signInDuring(t, b, "ada@example.com", func() {
+			owner.twoFactor(fmt.Sprintf(`{"action":"enable","code":%q}`, owner.authCode(secret)), http.StatusOK)
+		})
 		if r.status != http.StatusOK || r.json(t)["data"].(map[string]any)["kind"] != "two_factor_challenge" {
 			t.Fatalf("sign-in checked before two-step was on: %d %s, want the two-step challenge", r.status, r.body)
 		}

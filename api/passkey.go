@@ -127,19 +127,30 @@ func passkeyUser(u *payd.User) payd.PasskeyUser {
 	return payd.PasskeyUser{ID: u.ID, Email: u.Email, Name: u.Name}
 }
 
-// passkeyRegistrationOptions starts adding a passkey to the signed-in
-// account, bound to the session.
-func (s *Server) passkeyRegistrationOptions(w http.ResponseWriter, r *http.Request) error {
+// ownCeremony starts a ceremony on the signed-in person's own passkeys
+// (adding one, a step-up): the request's body is empty, and it answers
+// the relying party, the call and the passkeys the person has.
+func (s *Server) ownCeremony(r *http.Request) (payd.WebAuthn, *call, []*payd.Passkey, error) {
 	var req struct{}
 	if err := decode(r, &req); err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	wa, err := s.webauthn()
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	c := callOf(r.Context())
 	existing, err := s.store.PasskeysByUser(r.Context(), c.user.ID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return wa, c, existing, nil
+}
+
+// passkeyRegistrationOptions starts adding a passkey to the signed-in
+// account, bound to the session.
+func (s *Server) passkeyRegistrationOptions(w http.ResponseWriter, r *http.Request) error {
+	wa, c, existing, err := s.ownCeremony(r)
 	if err != nil {
 		return err
 	}
@@ -376,16 +387,7 @@ func (s *Server) passkeyAuthVerify(w http.ResponseWriter, r *http.Request) error
 // stepUpOptions starts a passkey step-up for the session's account,
 // allowing only its passkeys: no_passkeys when it has none.
 func (s *Server) stepUpOptions(w http.ResponseWriter, r *http.Request) error {
-	var req struct{}
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	wa, err := s.webauthn()
-	if err != nil {
-		return err
-	}
-	c := callOf(r.Context())
-	existing, err := s.store.PasskeysByUser(r.Context(), c.user.ID)
+	wa, c, existing, err := s.ownCeremony(r)
 	if err != nil {
 		return err
 	}

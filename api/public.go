@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"time"
@@ -14,6 +15,11 @@ type publicBusiness struct {
 	Name         string  `json:"name"`
 	Website      *string `json:"website"`
 	SupportEmail *string `json:"support_email"`
+	// AccentColor is the checkout pages' accent ("#rrggbb"), null for
+	// payd's own.
+	AccentColor *string `json:"accent_color"`
+	// LogoURL is the business's logo, served by payd; nil when none.
+	LogoURL *string `json:"logo_url"`
 }
 
 // minorAmount is an amount in minor units of a price currency.
@@ -162,9 +168,13 @@ func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.C
 	}
 	now := s.clock.Now()
 	out := checkoutOffer{
-		Business:     publicBusiness{Name: biz.Name, Website: nilIfEmpty(biz.Website), SupportEmail: nilIfEmpty(biz.SupportEmail)},
+		Business: publicBusiness{Name: cmp.Or(cs.DisplayName, biz.Name), Website: nilIfEmpty(biz.Website),
+			SupportEmail: nilIfEmpty(biz.SupportEmail), AccentColor: nilIfEmpty(cs.AccentColor)},
 		CollectEmail: cs.CollectEmail, AcceptedRails: cs.AcceptedRails, Crypto: []cryptoOption{}, Card: []cardOption{},
 		QuoteMinutes: cs.QuoteMinutes, QuoteExpiresAt: Time(now.Add(time.Duration(cs.QuoteMinutes) * time.Minute)),
+	}
+	if out.Business.LogoURL, err = s.logoURL(ctx, s.store, bizID); err != nil {
+		return checkoutOffer{}, err
 	}
 	out.AcceptingPayments = open && biz.SuspendedAt == nil && len(cs.AcceptedRails) > 0 &&
 		(cs.AcceptsRail(payd.RailCrypto) && len(cs.Offers()) > 0 || cs.AcceptsRail(payd.RailCard))

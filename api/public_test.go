@@ -28,7 +28,7 @@ func TestPublicLink(t *testing.T) {
 		wantFields(t, d, map[string]any{"kind": "public_link", "code": l["code"], "name": "Poster", "description": "A1 print",
 			"amount": 10_000, "currency": "USD", "accepting_payments": true, "collect_email": false,
 			"accepted_rails": []any{"crypto"}, "quote_minutes": 15, "request": nil,
-			"business": map[string]any{"name": "Ada's Books", "website": nil, "support_email": nil}})
+			"business": map[string]any{"name": "Ada's Books", "website": nil, "support_email": nil, "accent_color": nil, "logo_url": nil}})
 		noIDs(t, d)
 		nearly(t, d["quote_expires_at"], b.clock.Now().Add(15*time.Minute))
 		usd := func(price, total int, fee, networkFee any) map[string]any {
@@ -101,7 +101,7 @@ func TestPublicLink(t *testing.T) {
 			cb.live = secret
 			l := newLink(cb, 1000, "USD")
 			wantFields(t, c.data(pub(l["code"].(string)), 200), map[string]any{"business": map[string]any{
-				"name": "Shop With Site", "website": "https://shop.example", "support_email": "help@shop.example"}})
+				"name": "Shop With Site", "website": "https://shop.example", "support_email": "help@shop.example", "accent_color": nil, "logo_url": nil}})
 		})
 		t.Run("a wrong key is refused even here", func(t *testing.T) {
 			c.call(request{method: "GET", path: "/public/links/" + l["code"].(string), key: "sk_live_nope"}, 401, "invalid_api_key")

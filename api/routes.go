@@ -122,6 +122,8 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/payments/{id}/accept", h: s.acceptPayment, access: paymentsWrite, realMoney: true, inTx: true},
 		{method: "GET", path: "/checkout-settings", h: s.getCheckoutSettings, access: settingsRead},
 		{method: "PATCH", path: "/checkout-settings", h: s.patchCheckoutSettings, access: settingsWrite, realMoney: true},
+		{method: "POST", path: "/checkout-settings/logo", h: s.putCheckoutLogo, access: settingsWrite, realMoney: true},
+		{method: "DELETE", path: "/checkout-settings/logo", h: s.deleteCheckoutLogo, access: settingsWrite, realMoney: true},
 		// Attaching a wallet decides where payments go (spec 5.3).
 		{method: "POST", path: "/wallet", h: s.createWallet, access: walletWrite, realMoney: true, inTx: true, stepUp: true},
 		{method: "GET", path: "/wallet", h: s.getWallet, access: walletRead},
@@ -136,6 +138,7 @@ func (s *Server) routeTable() []route {
 			limit: "checkouts", pause: "checkouts", inTx: true},
 		{method: "GET", path: "/public/payments/{code}", h: s.getPublicPayment, access: public},
 		{method: "GET", path: "/public/links/{code}", h: s.getPublicLink, access: public},
+		{method: "GET", path: "/public/checkout-logos/{digest}", h: s.getPublicLogo, access: public},
 		{method: "GET", path: "/metrics", h: s.getMetrics, access: access{area: payd.AreaMetrics, level: payd.AccessRead}},
 		{method: "POST", path: "/webhooks", h: s.createWebhook, access: webhooksWrite, idem: idemIgnored, stepUp: true},
 		{method: "GET", path: "/webhooks", h: s.listWebhooks, access: webhooksRead},
@@ -161,6 +164,7 @@ func (s *Server) routeTable() []route {
 		{method: "POST", path: "/sessions/current/step-up/options", h: s.stepUpOptions, access: signedIn, idem: idemIgnored, limit: "proofs"},
 		{method: "POST", path: "/sessions/two-factor", h: s.finishTwoFactor, access: public, idem: idemIgnored, limit: "sessions_two_factor"},
 		{method: "GET", path: "/me", h: s.getMe, access: signedIn},
+		{method: "PATCH", path: "/me", h: s.patchMe, access: signedIn},
 		{method: "GET", path: "/me/two-factor", h: s.getTwoFactor, access: signedIn},
 		{method: "POST", path: "/me/two-factor", h: s.postTwoFactor, access: signedIn, idem: idemIgnored, limit: "proofs", stepUp: true},
 		// Recovery (docs/accounts.md "Recovery").

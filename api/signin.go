@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"payd"
 )
@@ -277,5 +278,43 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) error {
 // getMe answers the signed-in person.
 func (s *Server) getMe(w http.ResponseWriter, r *http.Request) error {
 	writeJSON(w, http.StatusOK, single{toUser(callOf(r.Context()).user)})
+	return nil
+}
+
+type patchMeRequest struct {
+	Name *string `json:"name"`
+}
+
+// patchMe changes what a person may change about themselves without a
+// proof: the name others see on the team. The email address and the
+// password have their own routes (me_email.go), which ask for one.
+func (s *Server) patchMe(w http.ResponseWriter, r *http.Request) error {
+	var req patchMeRequest
+	if err := decode(r, &req); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	c := callOf(ctx)
+	if req.Name == nil {
+		writeJSON(w, http.StatusOK, single{toUser(c.user)})
+		return nil
+	}
+	name := strings.TrimSpace(*req.Name)
+	if err := payd.CheckText("name", name, 200, false); err != nil {
+		return err
+	}
+	var u *payd.User
+	err := s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+		var err error
+		if u, err = q.UserByID(ctx, c.user.ID); err != nil {
+			return err
+		}
+		u.Name, u.UpdatedAt = name, s.clock.Now()
+		return q.SaveUser(ctx, u)
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, single{toUser(u)})
 	return nil
 }

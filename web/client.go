@@ -23,6 +23,8 @@ type apiError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field"`
+	// RetryAfter is the answer's Retry-After header (seconds), if any.
+	RetryAfter string `json:"-"`
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -55,11 +57,18 @@ func (r *recorder) Write(b []byte) (int, error) {
 // API's per-IP limits count the customer, not the page. A 2xx answer's
 // data is decoded into out; any other answer is an *apiError.
 func (c client) call(orig *http.Request, method, path string, body any, header http.Header, out any) error {
+	_, err := c.send(orig, method, path, body, header, out)
+	return err
+}
+
+// send is call that also returns the API's response headers, which the
+// dashboard passes on (Set-Cookie, Retry-After).
+func (c client) send(orig *http.Request, method, path string, body any, header http.Header, out any) (http.Header, error) {
 	var rd *bytes.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rd = bytes.NewReader(b)
 	} else {
@@ -67,10 +76,11 @@ func (c client) call(orig *http.Request, method, path string, body any, header h
 	}
 	req, err := http.NewRequestWithContext(orig.Context(), method, c.apiBase+path, rd)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.RemoteAddr = orig.RemoteAddr
 	req.Host = orig.Host
+	req.TLS = orig.TLS
 	for _, k := range []string{"X-Forwarded-For", "User-Agent", "Accept-Language"} {
 		if v := orig.Header.Values(k); len(v) > 0 {
 			req.Header[k] = v
@@ -85,10 +95,16 @@ func (c client) call(orig *http.Request, method, path string, body any, header h
 	rec := &recorder{header: http.Header{}}
 	c.api.ServeHTTP(rec, req)
 	if rec.status >= 200 && rec.status < 300 {
+		if out == nil || rec.status == http.StatusNoContent {
+			return rec.header, nil
+		}
+		if w, ok := out.(whole); ok {
+			return rec.header, json.Unmarshal(rec.body.Bytes(), w.v)
+		}
 		env := struct {
 			Data any `json:"data"`
 		}{out}
-		return json.Unmarshal(rec.body.Bytes(), &env)
+		return rec.header, json.Unmarshal(rec.body.Bytes(), &env)
 	}
 	var eb struct {
 		Error apiError `json:"error"`
@@ -97,8 +113,13 @@ func (c client) call(orig *http.Request, method, path string, body any, header h
 		eb.Error = apiError{Code: "internal_error", Message: http.StatusText(rec.status)}
 	}
 	eb.Error.Status = rec.status
-	return &eb.Error
+	eb.Error.RetryAfter = rec.header.Get("Retry-After")
+	return rec.header, &eb.Error
 }
+
+// whole, passed as call's out, decodes the whole answer into v rather
+// than its data: a list's envelope with has_more and next_cursor.
+type whole struct{ v any }
 
 // publicLink reads GET /public/links/{code}.
 func (c client) publicLink(r *http.Request, code string) (*publicLink, error) {

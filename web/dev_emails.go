@@ -12,12 +12,12 @@ import (
 // sign-up codes and links payd would send. It reads GET
 // /devnet/emails?to= like any other client.
 type devEmailsPage struct {
-	M      messages
-	Title  string
+	// page is what the shared layout reads (language, title, branding);
+	// its Error says why the list could not be shown.
+	page
 	To     string
 	Asked  bool
 	Emails []devEmail
-	Error  string
 }
 
 // devEmail is one kept email as GET /devnet/emails answers it.
@@ -36,7 +36,7 @@ func (e devEmail) Sent() string { return e.CreatedAt.UTC().Format("2006-01-02 15
 // without one it shows the form alone.
 func (h *Handler) devEmails(w http.ResponseWriter, r *http.Request) {
 	m := language(r)
-	p := &devEmailsPage{M: m, Title: m.T("devemails.title"), To: r.URL.Query().Get("to")}
+	p := &devEmailsPage{page: page{M: m, Title: m.T("devemails.title")}, To: r.URL.Query().Get("to")}
 	if p.To != "" {
 		p.Asked = true
 		err := h.api.call(r, http.MethodGet, "/devnet/emails?to="+url.QueryEscape(p.To), nil, nil, &p.Emails)

@@ -9,10 +9,11 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"path"
 	"strings"
 )
 
-//go:embed templates/*.html
+//go:embed templates/*.html templates/dash/*.html
 var templateFS embed.FS
 
 //go:embed static
@@ -55,6 +56,23 @@ func loadViews() (*views, error) {
 			return nil, fmt.Errorf("web: template %s: %w", p, err)
 		}
 		v.sets[p] = t
+	}
+	// The dashboard's pages: every file of templates/dash is one, on the
+	// dashboard's layout and parts (the files whose names start with _).
+	dash, err := fs.Glob(templateFS, "templates/dash/*.html")
+	if err != nil {
+		return nil, err
+	}
+	for _, file := range dash {
+		name := strings.TrimPrefix(file, "templates/")
+		if strings.HasPrefix(path.Base(file), "_") {
+			continue
+		}
+		t, err := template.New(path.Base(file)).Funcs(funcs).Funcs(dashFuncs).ParseFS(templateFS, "templates/dash/_*.html", file)
+		if err != nil {
+			return nil, fmt.Errorf("web: template %s: %w", name, err)
+		}
+		v.sets[name] = t
 	}
 	return v, nil
 }

@@ -73,8 +73,15 @@ type paydServer struct {
 // startPayd starts payd serve --dev and creates a business with a wallet.
 func startPayd(t *testing.T) *paydServer {
 	t.Helper()
+	return startPaydWith(t)
+}
+
+// startPaydWith is startPayd with more arguments to payd serve (a later
+// --addr wins over the harness's own).
+func startPaydWith(t *testing.T, args ...string) *paydServer {
+	t.Helper()
 	s := &paydServer{t: t, bin: paydBinary(t), db: "sqlite:" + filepath.Join(t.TempDir(), "payd.db")}
-	s.serve("--dev")
+	s.serve(append([]string{"--dev"}, args...)...)
 	s.biz = s.newBusiness("Ada's Books")
 	s.key = s.biz["secret_key"].(string)
 	return s

@@ -2,7 +2,8 @@ package web
 
 import "net/http"
 
-// routes lists every page route on one screen. Each page is GET to show,
+// routes lists every checkout page route on one screen (the dashboard's
+// are in dash_routes.go). Each page is GET to show,
 // POST to open a checkout (a plain form, so it works without JavaScript)
 // and GET …/status for the live part that the page's script polls.
 func (h *Handler) routes() {
@@ -13,16 +14,19 @@ func (h *Handler) routes() {
 	h.mux.Handle("POST /p/{code}", formRoute(h.openPaymentCheckout))
 	h.mux.Handle("GET /p/{code}/status", pageRoute(h.checkoutStatus))
 	h.mux.Handle("GET /static/", secure(staticFiles(), false))
+	h.mux.Handle("GET /static/accent/{file}", secure(http.HandlerFunc(accentCSS), false))
+	h.mux.Handle("GET /static/logo/{file}", secure(http.HandlerFunc(h.logo), false))
 	if h.dev {
 		h.mux.Handle("GET /dev/emails", pageRoute(h.devEmails))
 	}
+	h.dashRoutes()
 	h.mux.Handle("/", pageRoute(h.notFound))
 }
 
 // Mount puts the pages on mux beside the API: the page paths and the
 // static files.
 func (h *Handler) Mount(mux *http.ServeMux) {
-	for _, p := range []string{"/l/", "/p/", "/static/"} {
+	for _, p := range []string{"/l/", "/p/", "/static/", "/dashboard/", "/dashboard"} {
 		mux.Handle(p, h)
 	}
 	if h.dev {

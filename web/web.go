@@ -26,6 +26,16 @@ type Options struct {
 	Log     *slog.Logger
 	// Dev serves the development pages (/dev/emails), as serve --dev does.
 	Dev bool
+	// Challenge is the bot check the dashboard's getting-in forms show.
+	Challenge ChallengeWidget
+}
+
+// ChallengeWidget is the bot check of the sign-up, sign-in and reset forms
+// (docs/bot-check.md): Kind "dev" (tokens the page asks the API for, as
+// serve --dev issues), "turnstile" or "hcaptcha" (the provider's widget,
+// with SiteKey), or "" for none.
+type ChallengeWidget struct {
+	Kind, SiteKey string
 }
 
 // Handler serves the checkout pages and their static files.
@@ -36,6 +46,8 @@ type Handler struct {
 	views *views
 	mux   *http.ServeMux
 	dev   bool
+	// challenge is the dashboard's bot check.
+	challenge ChallengeWidget
 }
 
 // New builds the pages' handler; it fails only when the embedded templates
@@ -49,7 +61,7 @@ func New(o Options) (*Handler, error) {
 		return nil, err
 	}
 	h := &Handler{api: client{api: o.API, apiBase: o.APIBase}, clock: o.Clock, log: o.Log, views: v,
-		mux: http.NewServeMux(), dev: o.Dev}
+		mux: http.NewServeMux(), dev: o.Dev, challenge: o.Challenge}
 	h.routes()
 	return h, nil
 }

@@ -10,6 +10,10 @@ type business struct {
 	Name         string  `json:"name"`
 	Website      *string `json:"website"`
 	SupportEmail *string `json:"support_email"`
+	// AccentColor is the business's accent ("#rrggbb"), nil for payd's.
+	AccentColor *string `json:"accent_color"`
+	// LogoURL is the business's logo, served by payd; nil when none.
+	LogoURL *string `json:"logo_url"`
 }
 
 // breakdown is how a total is made up (spec 2.7).

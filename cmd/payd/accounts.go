@@ -13,7 +13,42 @@ import (
 	"payd/passkey"
 	"payd/password"
 	"payd/totp"
+	"payd/web"
 )
+
+// challengeWidget is the bot check the dashboard's forms show: the dev
+// tokens of --dev without --challenge, or the widget of the --challenge
+// provider with --challenge-site-key.
+func challengeWidget(cfg *Config) web.ChallengeWidget {
+	if cfg.Challenge == "" && cfg.Dev {
+		return web.ChallengeWidget{Kind: "dev"}
+	}
+	if c, err := challenge.Parse(cfg.Challenge); err == nil && c.Provider != challenge.ProviderNone && cfg.ChallengeSiteKey != "" {
+		return web.ChallengeWidget{Kind: c.Provider, SiteKey: cfg.ChallengeSiteKey}
+	}
+	return web.ChallengeWidget{}
+}
+
+// checkSiteKey refuses a --challenge-site-key without a provider's
+// --challenge, or one that is not a short printable word.
+func checkSiteKey(cfg *Config, provider string) error {
+	k := cfg.ChallengeSiteKey
+	if k == "" {
+		return nil
+	}
+	if provider != challenge.ProviderTurnstile && provider != challenge.ProviderHCaptcha {
+		return usagef("--challenge-site-key needs --challenge turnstile:SECRET or hcaptcha:SECRET")
+	}
+	if len(k) > 200 {
+		return usagef("--challenge-site-key is longer than 200 characters")
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c <= ' ' || c > '~' || c == '"' || c == '\'' || c == '<' || c == '>' {
+			return usagef("--challenge-site-key holds a space, a quote or a character that is not printable ASCII")
+		}
+	}
+	return nil
+}
 
 // accountOptions fills the API's account settings (docs/accounts.md):
 // the password hasher, the breach check of --pwned, the bot check of
@@ -25,6 +60,13 @@ func accountOptions(o *api.Options, cfg *Config, st payd.Store, clk clock.Clock,
 	if cfg.Pwned != "" {
 		o.Breaches = password.NewPwned(password.PwnedConfig{BaseURL: cfg.Pwned, Clock: clk})
 		log.Info("new passwords are checked against Pwned Passwords", slog.String("pwned", cfg.Pwned))
+	}
+	provider := ""
+	if c, err := challenge.Parse(cfg.Challenge); err == nil {
+		provider = c.Provider
+	}
+	if err := checkSiteKey(cfg, provider); err != nil {
+		return err
 	}
 	switch {
 	case cfg.Challenge == "" && cfg.Dev:
@@ -42,6 +84,9 @@ func accountOptions(o *api.Options, cfg *Config, st payd.Store, clk clock.Clock,
 			return fmt.Errorf("--challenge: %w", err)
 		}
 		log.Info("bot check", slog.String("challenge", c.String()))
+		if c.Provider != challenge.ProviderNone && cfg.ChallengeSiteKey == "" {
+			log.Warn("the dashboard's sign-up, sign-in and reset forms show no bot-check widget: give its site key with --challenge-site-key")
+		}
 	}
 	if rp, err := passkey.New(o.PublicURL, clk); err != nil {
 		// An IP address for host: browsers refuse it as a relying party.

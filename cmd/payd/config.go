@@ -63,7 +63,10 @@ type Config struct {
 	// (docs/bot-check.md); Pwned the Pwned Passwords range API's base URL,
 	// empty for no breach check (docs/passwords.md).
 	Challenge string
-	Pwned     string
+	// ChallengeSiteKey is the public site key of the Turnstile or
+	// hCaptcha widget the dashboard's forms show (docs/bot-check.md).
+	ChallengeSiteKey string
+	Pwned            string
 }
 
 // listFlag is a repeatable flag; one value may also list several, comma
@@ -114,6 +117,7 @@ func (c *Config) addServeFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.SMTP, "smtp", "", "mail server: smtp://USER:PASS@HOST:PORT (STARTTLS when offered) or smtps://… (docs/email.md); with --dev emails are kept instead")
 	fs.StringVar(&c.MailFrom, "mail-from", "", "the address payd's emails come from, such as 'payd <no-reply@example.com>'")
 	fs.StringVar(&c.Challenge, "challenge", "", "bot check of sign-up, sign-in and reset: turnstile:SECRET, hcaptcha:SECRET or none (default: dev tokens with --dev, none otherwise; docs/bot-check.md)")
+	fs.StringVar(&c.ChallengeSiteKey, "challenge-site-key", "", "the site key of the --challenge provider's widget, shown on the dashboard's sign-up, sign-in and reset pages (docs/bot-check.md)")
 	fs.StringVar(&c.Pwned, "pwned", "", "check new passwords against Have I Been Pwned's range API at this base URL, such as https://api.pwnedpasswords.com (off by default; docs/passwords.md)")
 	fs.DurationVar(&c.DropAfter, "drop-after", 10*time.Minute, "how long a waiting transaction may be unknown to its node before it counts as replaced or double-spent")
 }

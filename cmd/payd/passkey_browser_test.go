@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"testing"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 
 	"payd/store/storetest"
@@ -27,23 +23,11 @@ import (
 // the page's JavaScript calls the API as the dashboard will.
 func TestServePasskeysInChromium(t *testing.T) {
 	ctx := webtest.Tab(t)
-	port := freePort(t)
+	port := webtest.FreePort(t)
 	origin := fmt.Sprintf("http://localhost:%d", port)
 	startServe(t, storetest.SQLiteDSN(t), "--dev", "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--public-url", origin)
 
-	webtest.Run(t, ctx, chromedp.Navigate(origin+"/healthz"),
-		func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
-			if _, err := cdp.Call(ctx, tg, webauthn.Enable, webauthn.EnableParams{}); err != nil {
-				return chromedp.Void{}, err
-			}
-			_, err := cdp.Call(ctx, tg, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
-				Options: &webauthn.VirtualAuthenticatorOptions{
-					Protocol: webauthn.AuthenticatorProtocolCtap2, Ctap2version: webauthn.Ctap2versionCtap21,
-					Transport: webauthn.AuthenticatorTransportInternal, HasResidentKey: true,
-					HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
-				}})
-			return chromedp.Void{}, err
-		})
+	webtest.Run(t, ctx, chromedp.Navigate(origin+"/healthz"), webtest.VirtualAuthenticator())
 
 	var got struct {
 		User      map[string]any   `json:"user"`
@@ -75,18 +59,6 @@ func TestServePasskeysInChromium(t *testing.T) {
 	if len(got.Passkeys) != 1 || got.Passkeys[0]["last_used_at"] == nil || got.Passkeys[0]["name"] != "This browser" {
 		t.Fatalf("passkeys after use: %s", out)
 	}
-}
-
-// freePort returns a loopback port free a moment ago: the public URL must
-// name the port before the server listens on it.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // passkeyScript runs in the page and resolves to a JSON summary, or

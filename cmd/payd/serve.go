@@ -128,7 +128,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	indexer := store.NewSearchIndexer(db, clk, log)
 	indexer.Start(ctx)
 	defer indexer.Stop()
-	h, err := withPages(srv, clk, log, cfg.Dev)
+	h, err := withPages(srv, clk, log, cfg.Dev, challengeWidget(&cfg))
 	if err != nil {
 		return err
 	}
@@ -138,8 +138,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 // withPages serves the hosted checkout pages (/l/, /p/, /static/, and with
 // --dev /dev/) beside the API, which answers every other path, all behind
 // the Host check (edge_forbidden).
-func withPages(srv *api.Server, clk clock.Clock, log *slog.Logger, dev bool) (http.Handler, error) {
-	pages, err := web.New(web.Options{API: srv, APIBase: api.BasePath, Clock: clk, Log: log, Dev: dev})
+func withPages(srv *api.Server, clk clock.Clock, log *slog.Logger, dev bool, widget web.ChallengeWidget) (http.Handler, error) {
+	pages, err := web.New(web.Options{API: srv, APIBase: api.BasePath, Clock: clk, Log: log, Dev: dev, Challenge: widget})
 	if err != nil {
 		return nil, err
 	}

@@ -5,11 +5,14 @@ package webtest
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 )
 
@@ -73,4 +76,34 @@ func Get[T any](t testing.TB, ctx context.Context, a chromedp.Action[T]) T {
 		t.Fatalf("browser: %v", err)
 	}
 	return v
+}
+
+// VirtualAuthenticator gives the tab a platform authenticator that holds
+// discoverable passkeys, verifies its user and answers at once: what the
+// passkey tests sign up and sign in with.
+func VirtualAuthenticator() chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		if _, err := cdp.Call(ctx, tg, webauthn.Enable, webauthn.EnableParams{}); err != nil {
+			return chromedp.Void{}, err
+		}
+		_, err := cdp.Call(ctx, tg, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
+			Options: &webauthn.VirtualAuthenticatorOptions{
+				Protocol: webauthn.AuthenticatorProtocolCtap2, Ctap2version: webauthn.Ctap2versionCtap21,
+				Transport: webauthn.AuthenticatorTransportInternal, HasResidentKey: true,
+				HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
+			}})
+		return chromedp.Void{}, err
+	}
+}
+
+// FreePort returns a loopback port free a moment ago: passkeys need a
+// public URL that names the port before the server listens on it.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
