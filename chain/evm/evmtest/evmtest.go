@@ -30,6 +30,8 @@ import (
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
+
+	"payd/clock"
 )
 
 // ChainID is the chain id of every simulated chain.
@@ -326,7 +328,7 @@ func (c *Chain) ReplaceETH(from Account, nonce uint64, to string, wei, extraTip 
 		if !strings.Contains(err.Error(), "nonce too low") || try == 250 {
 			c.t.Fatalf("evmtest: replacing nonce %d of %s: %v", nonce, from.Address, err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		<-clock.Real{}.NewTimer(20 * time.Millisecond).C()
 	}
 }
 
