@@ -74,7 +74,11 @@ type Checkout struct {
 	Currency money.Currency
 	// Breakdown is how the customer's total is made up (spec 2.7).
 	Breakdown Breakdown
-	Crypto    *CryptoQuote
+	// Crypto is the quote and deposit: for crypto what the customer sends,
+	// for card the coin the provider delivers after the fee.
+	Crypto *CryptoQuote
+	// Card is the card rail's attempts; nil on crypto.
+	Card *Card
 	// Required is how many confirmations a transfer needs on the network.
 	Required  int
 	Remainder bool
@@ -190,6 +194,15 @@ type CheckoutStore interface {
 	// end them, leaving out those on the held networks whose quote ended
 	// after heldSince.
 	DueCheckouts(ctx context.Context, now time.Time, limit int, held []money.Network, heldSince time.Time) ([]*Checkout, error)
+	// CheckoutByCardSession returns the checkout whose current card route
+	// is the provider's session; not_found otherwise (a session of an
+	// earlier route, or of another payd). Inside a transaction on
+	// PostgreSQL the row stays locked until commit.
+	CheckoutByCardSession(ctx context.Context, provider, session string) (*Checkout, error)
+	// PolledCardCheckouts returns up to limit card checkouts whose current
+	// route the provider may still move (awaiting_payment, challenge,
+	// processing), in id order after the id after ("" for the first page).
+	PolledCardCheckouts(ctx context.Context, after string, limit int) ([]*Checkout, error)
 	// DuePayments returns up to limit pending payments whose expires_at is
 	// at or before now.
 	DuePayments(ctx context.Context, now time.Time, limit int) ([]*Payment, error)

@@ -37,6 +37,11 @@ type OpenParams struct {
 // p's current one. nothing_due when p has received its total; the caller
 // sets Crypto.PaymentURI, which needs the network.
 func OpenCryptoCheckout(p *Payment, in OpenParams, now time.Time) (*Checkout, error) {
+	if !in.Remainder {
+		// A first crypto checkout carries no fee (rate 0), even after a
+		// card checkout of the payment passed its fee on.
+		p.CustomerFee, p.Reporting.CustomerFeeUSD, p.Reporting.NetUSD = 0, 0, p.Reporting.AmountUSD
+	}
 	due := p.Amount + p.CustomerFee - p.AmountReceived
 	if due <= 0 {
 		return nil, Errorf(ErrNothingDue, "payment %s has received its whole amount", p.ID)
@@ -129,10 +134,16 @@ func (p *Payment) CheckOpenable(now time.Time) error {
 
 // Replace ends an open checkout because the customer chose another coin:
 // canceled by replacement, replaced_by next. checkout_not_supersedable
-// once anything was sent to it or when it collects a remainder. A checkout
-// that already ended needs no replacing: Replace reports false.
+// once anything was sent to it or when it collects a remainder. A card
+// checkout whose page may still succeed answers route_in_progress, and one
+// whose card was charged checkout_not_supersedable. A checkout that
+// already ended needs no replacing: Replace reports false.
 func (c *Checkout) Replace(next string, now time.Time) (bool, error) {
 	switch {
+	case c.Card != nil && c.Status == CheckoutOpen && c.Card.Status.MayStillSucceed():
+		return false, Errorf(ErrRouteInProgress, "the payment on the card page may still succeed; this checkout cannot be replaced now")
+	case c.Card != nil && c.Card.Status.Charged() && c.Active():
+		return false, Errorf(ErrCheckoutNotSupersedable, "the card was charged and the coin is on its way; this checkout cannot be replaced")
 	case c.Remainder && c.Active():
 		return false, Errorf(ErrCheckoutNotSupersedable, "this checkout collects the rest of a payment and cannot be replaced")
 	case len(c.Transfers) > 0 && c.Active():
@@ -169,7 +180,8 @@ const FailureCheckoutCanceled = "checkout_canceled"
 // business created stays open for another attempt. Canceling a checkout
 // the customer already canceled changes nothing; checkout_canceled when
 // the business or a replacement ended it. checkout_not_cancelable once
-// something was sent; checkout_expired and checkout_failed for ended ones.
+// something was sent; checkout_expired and checkout_failed for ended ones;
+// route_in_progress while a card page may still succeed.
 func (c *Checkout) Cancel(p *Payment, now time.Time) (bool, error) {
 	switch {
 	case c.Status == CheckoutCanceled && c.CanceledBy == CanceledByCustomer:
@@ -180,6 +192,8 @@ func (c *Checkout) Cancel(p *Payment, now time.Time) (bool, error) {
 		return false, Errorf(ErrCheckoutExpired, "this checkout's quote has expired")
 	case c.Status == CheckoutFailed:
 		return false, Errorf(ErrCheckoutFailed, "this checkout failed")
+	case c.Card != nil && c.Status == CheckoutOpen && c.Card.Status.MayStillSucceed():
+		return false, Errorf(ErrRouteInProgress, "the payment on the card page may still succeed; it cannot be canceled now")
 	case c.Status != CheckoutOpen || len(c.Transfers) > 0:
 		return false, Errorf(ErrCheckoutNotCancelable, "funds may be on the way to this checkout; it cannot be canceled")
 	}

@@ -364,6 +364,10 @@ func (c *Checkout) settle(p *Payment, explorer func(string) string, now time.Tim
 	last := c.lastCounted()
 	if p.Method != nil {
 		p.Method.Amount = total.String()
+		if c.Card != nil {
+			// What the card paid is the coin's worth before the fee.
+			p.Method.Amount = total.Add(c.Card.Gross.Sub(q.Amount)).String()
+		}
 		if over := total.Sub(q.PriorAmount.Add(q.Amount)); over.Sign() > 0 {
 			p.Method.OverpaidAmount = over.String()
 		}

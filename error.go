@@ -63,6 +63,16 @@ const (
 	ErrPaymentExpired          = "payment_expired"
 	ErrCheckoutExpired         = "checkout_expired"
 	ErrLinkArchived            = "link_archived"
+	// Checkouts, card rail (spec 7.4; docs/card.md).
+	ErrAmountOutOfRange     = "amount_out_of_range"
+	ErrCheckoutNotRetryable = "checkout_not_retryable"
+	ErrRouteInProgress      = "route_in_progress"
+	ErrNoRoute              = "no_route"
+	ErrStaleRoute           = "stale_route"
+	ErrCheckoutNotAwaiting  = "checkout_not_awaiting"
+	// ErrInvalidSignature answers a card provider's webhook whose
+	// signature does not verify.
+	ErrInvalidSignature = "invalid_signature"
 	// Dashboard and account (spec 7.6).
 	ErrWeakPassword       = "weak_password"
 	ErrInvalidCredentials = "invalid_credentials"

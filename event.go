@@ -81,6 +81,7 @@ var historyEventTypes = map[string]string{
 	EventCanceled:           EventPaymentFailed,
 	EventRemainderRequested: EventPaymentRemainderRequested,
 	EventFundsReceived:      EventPaymentFundsReceived,
+	EventCardUpdated:        EventPaymentCardUpdated,
 }
 
 // PaymentEventTypes lists the event types of a change from old to p (old
@@ -129,6 +130,8 @@ func CheckoutEventType(old CheckoutStatus, c *Checkout) string {
 		return EventCheckoutExpired
 	case CheckoutCanceled:
 		return EventCheckoutCanceled
+	case CheckoutFailed:
+		return EventCheckoutFailed
 	}
 	return ""
 }

@@ -97,6 +97,21 @@ type Method struct {
 	FromAddress    string
 	TxHash         string
 	ExplorerURL    string
+	// Card is what the card provider reported, on the card rail.
+	Card *MethodCard
+}
+
+// MethodCard is what a card payment's provider reported (spec 2.2.2
+// leaves card methods to us): the provider, the card's brand, last four
+// digits and issuing country, the provider's reference, and the status
+// of the attempt.
+type MethodCard struct {
+	Provider  string
+	Status    CardStatus
+	Brand     string
+	Last4     string
+	Country   string
+	Reference string
 }
 
 // Settlement is what reached the business's wallet (spec 2.2.2).
@@ -322,9 +337,13 @@ func (p *Payment) ReceivedFunds() bool {
 }
 
 // InFlight reports whether a transfer to a pending payment was seen but not
-// yet confirmed: its method names a transaction while nothing is counted.
+// yet confirmed (its method names a transaction while nothing is
+// counted), or its card was charged and the coin is on its way.
 func (p *Payment) InFlight() bool {
-	return p.Status == PaymentPending && p.Method != nil && p.Method.TxHash != "" && p.AmountReceived == 0
+	if p.Status != PaymentPending || p.Method == nil || p.AmountReceived != 0 {
+		return false
+	}
+	return p.Method.TxHash != "" || p.Method.Card != nil && p.Method.Card.Status.Charged()
 }
 
 // Live reports whether the payment still holds its reference (spec 4.8

@@ -29,10 +29,12 @@ const (
 	EventPaymentFailed             = "payment.failed"
 	EventPaymentRemainderRequested = "payment.remainder_requested"
 	EventPaymentFundsReceived      = "payment.funds_received"
+	EventPaymentCardUpdated        = "payment.card_updated"
 	EventCheckoutCreated           = "checkout.created"
 	EventCheckoutCompleted         = "checkout.completed"
 	EventCheckoutExpired           = "checkout.expired"
 	EventCheckoutCanceled          = "checkout.canceled"
+	EventCheckoutFailed            = "checkout.failed"
 	EventCustomerCreated           = "customer.created"
 	EventCustomerUpdated           = "customer.updated"
 	EventLinkCreated               = "link.created"
@@ -67,10 +69,12 @@ var EventCatalogue = []EventTypeInfo{
 	{EventPaymentFailed, "The payment failed; failure_code says why (canceled when the business canceled it)."},
 	{EventPaymentRemainderRequested, "A checkout was opened to collect the rest of an underpaid payment."},
 	{EventPaymentFundsReceived, "Funds that pay nothing (sent late, or in another coin) reached the wallet for a payment that had succeeded or was in review already; its status stays."},
+	{EventPaymentCardUpdated, "A card attempt changed status (awaiting_payment, challenge, processing, delivered, declined); the payment's history entry card_updated has the details."},
 	{EventCheckoutCreated, "A customer opened a checkout (a quote for one coin on one network, or a card attempt)."},
 	{EventCheckoutCompleted, "A checkout was paid, or its payment was accepted."},
 	{EventCheckoutExpired, "A checkout's quote ended before it was paid."},
 	{EventCheckoutCanceled, "A checkout was canceled by the customer, the business or a replacement checkout."},
+	{EventCheckoutFailed, "A card checkout failed: its last attempt was declined and no other is left."},
 	{EventCustomerCreated, "A customer was created, by the API or at checkout."},
 	{EventCustomerUpdated, "A customer's name, email, note or blocked flag changed."},
 	{EventLinkCreated, "A payment link was created."},

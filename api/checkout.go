@@ -20,13 +20,16 @@ type createCheckoutRequest struct {
 	Asset     *string `json:"asset"`
 	Network   *string `json:"network"`
 	Email     *string `json:"email"`
+	// Country is the customer's region, for the card limits.
+	Country *string `json:"country"`
 }
 
 // checkoutChoice is a validated createCheckoutRequest.
 type checkoutChoice struct {
-	linkCode, paymentID, email string
-	asset                      money.Asset
-	network                    money.Network
+	linkCode, paymentID, email, country string
+	rail                                payd.Rail
+	asset                               money.Asset
+	network                             money.Network
 }
 
 // choice checks the request's shape: one of link_code and payment_id, a
@@ -38,13 +41,20 @@ func (req *createCheckoutRequest) choice() (checkoutChoice, error) {
 		return ch, payd.FieldError("link_code", "send either link_code or payment_id")
 	}
 	switch deref(req.Rail) {
-	case string(payd.RailCrypto):
-	case string(payd.RailCard):
-		return ch, payd.Errorf(payd.ErrRailUnavailable, "card payments are not available on this payd yet; pay with crypto")
+	case string(payd.RailCrypto), string(payd.RailCard):
+		ch.rail = payd.Rail(deref(req.Rail))
 	case "":
 		return ch, payd.FieldError("rail", "rail is required: crypto or card")
 	default:
 		return ch, payd.FieldError("rail", "rail must be crypto or card")
+	}
+	var err error
+	if ch.country, err = parseCountry(deref(req.Country)); err != nil {
+		return ch, err
+	}
+	if ch.rail == payd.RailCard && req.Asset == nil && req.Network == nil {
+		// The coin delivered is the business's choice (cardCoin).
+		return ch, checkEmail(ch.email)
 	}
 	var ok bool
 	if ch.asset, ok = money.ParseAsset(deref(req.Asset)); !ok {
@@ -53,12 +63,15 @@ func (req *createCheckoutRequest) choice() (checkoutChoice, error) {
 	if ch.network, ok = money.ParseNetwork(deref(req.Network)); !ok {
 		return ch, payd.FieldError("network", "network must be one of bitcoin, ethereum, polygon, solana, tron")
 	}
-	if ch.email != "" {
-		if err := payd.CheckCustomerEmail("email", ch.email); err != nil {
-			return ch, err
-		}
+	return ch, checkEmail(ch.email)
+}
+
+// checkEmail checks an email the customer gave, if any.
+func checkEmail(email string) error {
+	if email == "" {
+		return nil
 	}
-	return ch, nil
+	return payd.CheckCustomerEmail("email", email)
 }
 
 // checkoutTarget is what a checkout is opened for, resolved before the
@@ -92,6 +105,9 @@ func (s *Server) createCheckout(w http.ResponseWriter, r *http.Request) error {
 	ch, err := req.choice()
 	if err != nil {
 		return err
+	}
+	if ch.rail == payd.RailCard {
+		return s.createCardCheckout(w, r, ch)
 	}
 	ctx := r.Context()
 	tg, err := s.checkoutTarget(ctx, ch)

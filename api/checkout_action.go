@@ -39,7 +39,7 @@ func (s *Server) claimCheckout(w http.ResponseWriter, r *http.Request) error {
 		return payd.FieldError("tx_hash", "tx_hash is required")
 	}
 	return s.changeCheckout(w, r, func(c *payd.Checkout, p *payd.Payment, now time.Time) error {
-		if c.Crypto == nil {
+		if c.Rail != payd.RailCrypto {
 			return payd.Errorf(payd.ErrWrongRail, "only a crypto checkout takes a transaction claim")
 		}
 		if n := s.opts.Networks[c.Crypto.Network]; n != nil {

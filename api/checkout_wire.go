@@ -17,7 +17,7 @@ type checkout struct {
 	Currency      money.Currency      `json:"currency"`
 	Breakdown     breakdown           `json:"breakdown"`
 	Crypto        *cryptoQuote        `json:"crypto"`
-	Card          *struct{}           `json:"card"`
+	Card          *cardAttempt        `json:"card"`
 	Confirmations confirmations       `json:"confirmations"`
 	Remainder     bool                `json:"remainder"`
 	CanceledBy    *string             `json:"canceled_by"`
@@ -75,7 +75,10 @@ func (s *Server) toCheckout(c *payd.Checkout) checkout {
 			TransactionFee: c.Reporting.TransactionFeeUSD, CustomerFee: c.Reporting.CustomerFeeUSD, Net: c.Reporting.NetUSD},
 		CreatedAt: Time(c.CreatedAt), UpdatedAt: Time(c.UpdatedAt),
 	}
-	if c.Crypto != nil {
+	switch {
+	case c.Card != nil:
+		out.Card = s.toCardAttempt(c)
+	case c.Crypto != nil:
 		out.Crypto = s.toCryptoQuote(c)
 	}
 	return out

@@ -69,6 +69,8 @@ type method struct {
 	FromAddress    *string   `json:"from_address"`
 	TxHash         *string   `json:"tx_hash"`
 	ExplorerURL    *string   `json:"explorer_url"`
+	// Card is what the card provider reported; null on crypto.
+	Card *methodCard `json:"card"`
 }
 
 // settlement is what reached the wallet (spec 2.2.2).
@@ -133,7 +135,8 @@ func toMethod(m *payd.Method) *method {
 	}
 	return &method{Rail: m.Rail, Asset: nilIfEmpty(string(m.Asset)), Network: nilIfEmpty(string(m.Network)), Amount: nilIfEmpty(m.Amount),
 		ExpectedAmount: nilIfEmpty(m.ExpectedAmount), OverpaidAmount: nilIfEmpty(m.OverpaidAmount),
-		FromAddress: nilIfEmpty(m.FromAddress), TxHash: nilIfEmpty(m.TxHash), ExplorerURL: nilIfEmpty(m.ExplorerURL)}
+		FromAddress: nilIfEmpty(m.FromAddress), TxHash: nilIfEmpty(m.TxHash), ExplorerURL: nilIfEmpty(m.ExplorerURL),
+		Card: toMethodCard(m.Card)}
 }
 
 func toSettlement(st *payd.Settlement) *settlement {

@@ -193,7 +193,7 @@ func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.C
 		}
 	}
 	if cs.AcceptsRail(payd.RailCard) {
-		card, err := cardOptionFor(price, c, *payer, x.USDPerUnit(c))
+		card, err := cardOptionFor(price, c, *payer, x.USDPerUnit(c), s.opts.Card.Limits(c, ""))
 		if err != nil {
 			return checkoutOffer{}, err
 		}
@@ -249,25 +249,18 @@ func (s *Server) networkFee(ctx context.Context) func(money.Asset, money.Network
 	}
 }
 
-// cardOptionFor prices paying by card: the 300 bps fee, passed on when the
-// customer carries it, and whether the total lies within the card limits
-// of 5.00 to 10,000.00 US dollars (spec 7.4) in the price's currency.
-func cardOptionFor(price int64, c money.Currency, payer money.FeePayer, usdRate money.Rate) (cardOption, error) {
-	split, err := money.SplitFee(price, c, usdRate, payd.CardFeeBps, payer)
+// cardOptionFor prices paying by card (payd.CardTermsFor): the 300 bps
+// fee, passed on when the customer carries it, and whether the total lies
+// within the card limits (the spec's 5.00 to 10,000.00 US dollars, narrowed
+// by the provider's for the currency; the customer's region is not known
+// before the checkout, which checks it again) in the price's currency.
+func cardOptionFor(price int64, c money.Currency, payer money.FeePayer, usdRate money.Rate, lim payd.CardLimits) (cardOption, error) {
+	t, err := payd.CardTermsFor(price, c, usdRate, payer, lim)
 	if err != nil {
 		return cardOption{}, err
 	}
-	lo, err := money.FromUSDCents(payd.CardMinUSDCents, usdRate)
-	if err != nil {
-		return cardOption{}, err
-	}
-	hi, err := money.FromUSDCents(payd.CardMaxUSDCents, usdRate)
-	if err != nil {
-		return cardOption{}, err
-	}
-	return cardOption{Rail: payd.RailCard, Available: split.Total >= lo && split.Total <= hi,
-		Min: minorAmount{lo, c}, Max: minorAmount{hi, c}, Total: minorAmount{split.Total, c},
-		Breakdown: breakdownOf(price, c, split, payer)}, nil
+	return cardOption{Rail: payd.RailCard, Available: t.Within(), Min: minorAmount{t.Min, c}, Max: minorAmount{t.Max, c},
+		Total: minorAmount{t.Split.Total, c}, Breakdown: breakdownOf(price, c, t.Split, payer)}, nil
 }
 
 // breakdownOf shows a fee only when the customer carries it.

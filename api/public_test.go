@@ -123,13 +123,14 @@ func TestCardOptionFor(t *testing.T) {
 		available     bool
 	}{
 		{10_000, money.USD, usd, money.FeePayerBusiness, 500, 1_000_000, 10_000, nil, true},
-		// 3% of 108.00 USD = 3.24 USD = 3.00 EUR passed on; limits 4.63 to 9,259.26 EUR.
-		{10_000, money.EUR, eur, money.FeePayerCustomer, 463, 925_926, 10_300, ptrTo(int64(300)), true},
+		// 3% of 108.00 USD = 3.24 USD = 3.00 EUR passed on; limits 4.63 (rounded up) to
+		// 9,259.25 EUR (rounded down: 9,259.26 EUR would be worth more than 10,000.00 USD).
+		{10_000, money.EUR, eur, money.FeePayerCustomer, 463, 925_925, 10_300, ptrTo(int64(300)), true},
 		// 4.00 USD is below 5.00 even with the fee.
 		{400, money.USD, usd, money.FeePayerCustomer, 500, 1_000_000, 412, ptrTo(int64(12)), false},
 		{2000, money.USD, usd, money.FeePayerCustomer, 500, 1_000_000, 2060, ptrTo(int64(60)), true},
 	} {
-		got, err := cardOptionFor(tc.price, tc.cur, tc.payer, tc.rate)
+		got, err := cardOptionFor(tc.price, tc.cur, tc.payer, tc.rate, payd.CardLimits{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,6 +67,9 @@ func (s *Server) checkoutRemainder(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
+	if c.Rail != payd.RailCrypto {
+		return payd.Errorf(payd.ErrWrongRail, "a card checkout has no remainder; its coin comes from the card provider")
+	}
 	if p.CheckoutID != c.ID {
 		return payd.Errorf(payd.ErrRemainderUnavailable, "a later checkout of this payment exists; pay on it")
 	}

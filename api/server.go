@@ -81,6 +81,9 @@ type Options struct {
 	Passkeys payd.WebAuthn
 	// TwoFactor makes and checks two-step sign-in's codes (totp.Authenticator).
 	TwoFactor payd.Authenticator
+	// Card is the card provider (docs/card.md); without one no link,
+	// payment or page offers the card rail.
+	Card payd.CardProvider
 }
 
 // ChallengeIssuer issues dev bot-check tokens (challenge.Dev).
@@ -156,11 +159,11 @@ func New(ctx context.Context, o Options) (*Server, error) {
 
 // avail is what can be paid here, and cuts every offer down
 // (payd.Availability): the networks with an adapter and the coins each
-// takes now, and no card, for no card provider exists yet. It is asked
+// takes now, and the card rail when a provider is configured. It is asked
 // each time: a real node payd could not reach at start takes its coins
 // once it answers.
 func (s *Server) avail() payd.Availability {
-	a := payd.Availability{Assets: map[money.Network][]money.Asset{}}
+	a := payd.Availability{Assets: map[money.Network][]money.Asset{}, Card: s.opts.Card != nil}
 	for _, n := range money.Networks {
 		if net := s.opts.Networks[n]; net != nil {
 			a.Networks = append(a.Networks, n)

@@ -41,6 +41,33 @@ func FromUSDCents(cents int64, usdRate Rate) (int64, error) {
 	return roundInt64(x)
 }
 
+// FromUSDCentsUp converts US cents to minor units at usdRate rounding up:
+// the least amount worth at least cents (a lower limit).
+func FromUSDCentsUp(cents int64, usdRate Rate) (int64, error) {
+	if usdRate.IsZero() {
+		return 0, errors.New("money: cannot convert at a zero rate")
+	}
+	n := ceil(new(big.Rat).Quo(ratOf(cents), usdRate.Rat()))
+	if !n.IsInt64() {
+		return 0, errOverflow
+	}
+	return n.Int64(), nil
+}
+
+// FromUSDCentsDown converts US cents to minor units at usdRate rounding
+// down: the most amount worth at most cents (an upper limit).
+func FromUSDCentsDown(cents int64, usdRate Rate) (int64, error) {
+	if usdRate.IsZero() {
+		return 0, errors.New("money: cannot convert at a zero rate")
+	}
+	x := new(big.Rat).Quo(ratOf(cents), usdRate.Rat())
+	n := new(big.Int).Quo(x.Num(), x.Denom())
+	if !n.IsInt64() {
+		return 0, errOverflow
+	}
+	return n.Int64(), nil
+}
+
 // MinPrice is the smallest price in c's minor units whose US-dollar value,
 // as ToUSDCents reports it, is at least 1.00 US dollar (spec 2.11 rule 2).
 //

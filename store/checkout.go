@@ -115,6 +115,26 @@ func (q *queries) DueCheckouts(ctx context.Context, now time.Time, limit int, he
 		ORDER BY expires_at, id LIMIT $2`+q.skipLocked(), args...)
 }
 
+// CheckoutByCardSession returns the checkout whose current card route is
+// the provider's session; not_found otherwise. Inside a PostgreSQL
+// transaction the row stays locked until commit.
+func (q *queries) CheckoutByCardSession(ctx context.Context, provider, session string) (_ *payd.Checkout, err error) {
+	defer fail(&err, "checkout", "store.CheckoutByCardSession(%s, %s)", provider, session)
+	return scanCheckout(q.ex.QueryRowContext(ctx, `SELECT `+checkoutColumns+` FROM checkouts
+		WHERE card_provider = $1 AND card_session = $2`+q.lockRow(), provider, session))
+}
+
+// PolledCardCheckouts returns up to limit card checkouts whose current
+// route the provider may still move, in id order after the id after; see
+// payd.CheckoutStore. The status test is spelled as in the partial index
+// checkouts_card_polled, word for word, so SQLite uses it.
+func (q *queries) PolledCardCheckouts(ctx context.Context, after string, limit int) (_ []*payd.Checkout, err error) {
+	defer fail(&err, "checkout", "store.PolledCardCheckouts")
+	return q.checkouts(ctx, `SELECT `+checkoutColumns+` FROM checkouts
+		WHERE card_status IN ('awaiting_payment', 'challenge', 'processing') AND id > $1
+		ORDER BY id LIMIT $2`, after, limit)
+}
+
 // checkouts runs a query of checkoutColumns and reads every row.
 func (q *queries) checkouts(ctx context.Context, query string, args ...any) ([]*payd.Checkout, error) {
 	return queryAll(ctx, q.ex, scanCheckout, query, args...)
@@ -234,6 +254,16 @@ func (db *DB) WatchedCheckouts(ctx context.Context, n money.Network, now time.Ti
 func (db *DB) DueCheckouts(ctx context.Context, now time.Time, limit int, held []money.Network,
 	heldSince time.Time) ([]*payd.Checkout, error) {
 	return db.reader(ctx).DueCheckouts(ctx, now, limit, held, heldSince)
+}
+
+// CheckoutByCardSession returns the checkout of a provider's session.
+func (db *DB) CheckoutByCardSession(ctx context.Context, provider, session string) (*payd.Checkout, error) {
+	return db.reader(ctx).CheckoutByCardSession(ctx, provider, session)
+}
+
+// PolledCardCheckouts returns card checkouts the poller still asks about.
+func (db *DB) PolledCardCheckouts(ctx context.Context, after string, limit int) ([]*payd.Checkout, error) {
+	return db.reader(ctx).PolledCardCheckouts(ctx, after, limit)
 }
 
 // DuePayments returns pending payments whose expires_at is at or before now.

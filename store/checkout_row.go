@@ -18,7 +18,7 @@ import (
 var checkoutMutable = []string{"link_id", "status", "rail", "amount", "currency", "breakdown", "quote",
 	"network", "address", "reference", "required", "remainder", "prior_received", "canceled_by", "replaced_by",
 	"failure_code", "review_reason", "success_url", "expires_at", "sent_at", "email", "reporting", "fee_rate_bps",
-	"transfers", "claim_tx_hash", "watch_until", "updated_at"}
+	"transfers", "claim_tx_hash", "watch_until", "updated_at", "card", "card_provider", "card_session", "card_status"}
 
 // The checkout statements, built once from checkoutMutable so that the
 // insert, the update and scanCheckout can never disagree on the order.
@@ -57,8 +57,11 @@ func checkoutArgs(c *payd.Checkout) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var network, address any
+	var network, address, cardProvider, cardSession, cardStatus any
 	var reference string
+	if c.Card != nil {
+		cardProvider, cardSession, cardStatus = c.Card.Provider, null(c.Card.Session), string(c.Card.Status)
+	}
 	if c.Crypto != nil {
 		network, address, reference = string(c.Crypto.Network), c.Crypto.Deposit.Address, c.Crypto.Deposit.Reference
 	}
@@ -66,13 +69,13 @@ func checkoutArgs(c *payd.Checkout) ([]any, error) {
 		j.quote, network, address, reference, c.Required, c.Remainder, c.PriorReceived, null(c.CanceledBy),
 		null(c.ReplacedBy), null(c.FailureCode), null(c.ReviewReason), null(c.SuccessURL), micros(c.ExpiresAt),
 		nullMicros(c.SentAt), null(c.Email), j.reporting, c.FeeRateBps, j.transfers, null(c.ClaimTxHash),
-		micros(c.WatchUntil), micros(c.UpdatedAt)}, nil
+		micros(c.WatchUntil), micros(c.UpdatedAt), j.card, cardProvider, cardSession, cardStatus}, nil
 }
 
 // checkoutJSON holds the JSON text columns of a checkout.
 type checkoutJSON struct {
 	breakdown, reporting, transfers string
-	quote                           sql.NullString
+	quote, card                     sql.NullString
 }
 
 // encodeCheckoutJSON encodes c's JSON columns through their stored forms.
@@ -91,8 +94,14 @@ func encodeCheckoutJSON(c *payd.Checkout) (j checkoutJSON, err error) {
 		return j, err
 	}
 	if c.Crypto != nil {
-		j.quote.String, err = jsonString(storeQuote(c.Crypto))
-		j.quote.Valid = err == nil
+		if j.quote.String, err = jsonString(storeQuote(c.Crypto)); err != nil {
+			return j, err
+		}
+		j.quote.Valid = true
+	}
+	if c.Card != nil {
+		j.card.String, err = jsonString(storeCard(c.Card))
+		j.card.Valid = err == nil
 	}
 	return j, err
 }
@@ -115,7 +124,8 @@ func scanCheckout(row rowScanner) (*payd.Checkout, error) {
 		&c.Rail, &c.Amount, &c.Currency, &j.breakdown, &j.quote, &network, &address, &reference, &c.Required,
 		&c.Remainder, &c.PriorReceived, nullText{&c.CanceledBy}, nullText{&c.ReplacedBy}, nullText{&c.FailureCode},
 		nullText{&c.ReviewReason}, nullText{&c.SuccessURL}, &expires, &sent, nullText{&c.Email}, &j.reporting,
-		&c.FeeRateBps, &j.transfers, nullText{&c.ClaimTxHash}, &watch, &updated)
+		&c.FeeRateBps, &j.transfers, nullText{&c.ClaimTxHash}, &watch, &updated, &j.card, new(sql.NullString),
+		new(sql.NullString), new(sql.NullString))
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +161,17 @@ func decodeCheckoutJSON(c *payd.Checkout, j checkoutJSON) error {
 			return err
 		}
 		c.Transfers = append(c.Transfers, st)
+	}
+	if j.card.Valid {
+		var k storedCard
+		if err := json.Unmarshal([]byte(j.card.String), &k); err != nil {
+			return err
+		}
+		card, err := k.card()
+		if err != nil {
+			return err
+		}
+		c.Card = card
 	}
 	if !j.quote.Valid {
 		return nil
@@ -295,4 +316,40 @@ func (s storedTransfer) transfer() (payd.SeenTransfer, error) {
 	return payd.SeenTransfer{TxHash: s.TxHash, Index: s.Index, From: s.From, Amount: amount,
 		Confirmations: s.Confirmations, Reported: s.Reported, Counted: s.Counted, Late: s.Late,
 		Gone: s.Gone, SeenAt: fromMicros(s.SeenAt)}, err
+}
+
+// storedCard is how payd.Card is kept in checkouts.card; provider, session
+// and status are also copied into their own columns for lookups.
+type storedCard struct {
+	Provider       string          `json:"provider"`
+	Route          int             `json:"route"`
+	Session        string          `json:"session"`
+	RedirectURL    string          `json:"redirect_url"`
+	Status         payd.CardStatus `json:"status"`
+	Country        string          `json:"country,omitempty"`
+	Brand          string          `json:"brand,omitempty"`
+	Last4          string          `json:"last4,omitempty"`
+	CardCountry    string          `json:"card_country,omitempty"`
+	Reference      string          `json:"reference,omitempty"`
+	DeclineCode    string          `json:"decline_code,omitempty"`
+	DeclineMessage string          `json:"decline_message,omitempty"`
+	TxHash         string          `json:"tx_hash,omitempty"`
+	Gross          storedCoin      `json:"gross"`
+}
+
+// storeCard returns the stored form of k.
+func storeCard(k *payd.Card) storedCard {
+	return storedCard{Provider: k.Provider, Route: k.Route, Session: k.Session, RedirectURL: k.RedirectURL,
+		Status: k.Status, Country: k.Country, Brand: k.Brand, Last4: k.Last4, CardCountry: k.CardCountry,
+		Reference: k.Reference, DeclineCode: k.DeclineCode, DeclineMessage: k.DeclineMessage, TxHash: k.TxHash,
+		Gross: storeCoin(k.Gross)}
+}
+
+// card reads a stored card back.
+func (s storedCard) card() (*payd.Card, error) {
+	gross, err := s.Gross.coin()
+	return &payd.Card{Provider: s.Provider, Route: s.Route, Session: s.Session, RedirectURL: s.RedirectURL,
+		Status: s.Status, Country: s.Country, Brand: s.Brand, Last4: s.Last4, CardCountry: s.CardCountry,
+		Reference: s.Reference, DeclineCode: s.DeclineCode, DeclineMessage: s.DeclineMessage, TxHash: s.TxHash,
+		Gross: gross}, err
 }

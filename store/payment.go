@@ -227,7 +227,7 @@ func paymentRow(p *payd.Payment) (paymentCols, error) {
 	}
 	c.metadata = string(b)
 	if p.Method != nil {
-		if c.method, err = jsonText(storedMethod(*p.Method)); err != nil {
+		if c.method, err = jsonText(storeMethod(p.Method)); err != nil {
 			return c, err
 		}
 		c.rail, c.txHash, c.fromAddress = null(string(p.Method.Rail)), null(p.Method.TxHash), null(p.Method.FromAddress)
@@ -275,6 +275,42 @@ type storedMethod struct {
 	FromAddress    string        `json:"from_address"`
 	TxHash         string        `json:"tx_hash"`
 	ExplorerURL    string        `json:"explorer_url"`
+	// Card is what a card provider reported; absent on crypto.
+	Card *storedMethodCard `json:"card,omitempty"`
+}
+
+// storedMethodCard is how payd.MethodCard is kept in payments.method.
+type storedMethodCard struct {
+	Provider  string          `json:"provider"`
+	Status    payd.CardStatus `json:"status"`
+	Brand     string          `json:"brand,omitempty"`
+	Last4     string          `json:"last4,omitempty"`
+	Country   string          `json:"country,omitempty"`
+	Reference string          `json:"reference,omitempty"`
+}
+
+// storeMethod returns the stored form of m.
+func storeMethod(m *payd.Method) storedMethod {
+	s := storedMethod{Rail: m.Rail, Asset: m.Asset, Network: m.Network, Amount: m.Amount,
+		ExpectedAmount: m.ExpectedAmount, OverpaidAmount: m.OverpaidAmount, FromAddress: m.FromAddress,
+		TxHash: m.TxHash, ExplorerURL: m.ExplorerURL}
+	if k := m.Card; k != nil {
+		s.Card = &storedMethodCard{Provider: k.Provider, Status: k.Status, Brand: k.Brand, Last4: k.Last4,
+			Country: k.Country, Reference: k.Reference}
+	}
+	return s
+}
+
+// method reads a stored method back.
+func (s storedMethod) method() *payd.Method {
+	m := &payd.Method{Rail: s.Rail, Asset: s.Asset, Network: s.Network, Amount: s.Amount,
+		ExpectedAmount: s.ExpectedAmount, OverpaidAmount: s.OverpaidAmount, FromAddress: s.FromAddress,
+		TxHash: s.TxHash, ExplorerURL: s.ExplorerURL}
+	if k := s.Card; k != nil {
+		m.Card = &payd.MethodCard{Provider: k.Provider, Status: k.Status, Brand: k.Brand, Last4: k.Last4,
+			Country: k.Country, Reference: k.Reference}
+	}
+	return m
 }
 
 // storedSettlement is how payd.Settlement is kept in payments.settlement.
@@ -328,8 +364,7 @@ func decodePaymentJSON(p *payd.Payment, metadata string, method, settlement sql.
 		if err := json.Unmarshal([]byte(method.String), &m); err != nil {
 			return err
 		}
-		pm := payd.Method(m)
-		p.Method = &pm
+		p.Method = m.method()
 	}
 	if settlement.Valid {
 		var st storedSettlement

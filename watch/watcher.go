@@ -279,14 +279,7 @@ func (w *Watcher) apply(ctx context.Context, id string, version int, ts []payd.T
 // holdings. was is the checkout's status before.
 func storeOutcome(ctx context.Context, q payd.Queries, rec payd.EventRecorder, was payd.CheckoutStatus,
 	c *payd.Checkout, old, p *payd.Payment, o payd.Outcome) error {
-	if err := q.UpdateCheckout(ctx, c); err != nil {
-		return err
-	}
-	ended, err := rec.CheckoutEvents(was, c, payd.SystemActor)
-	if err != nil {
-		return err
-	}
-	if err := payd.SavePayment(ctx, q, rec, old, p, payd.SystemActor, ended...); err != nil {
+	if err := payd.SaveCheckoutChange(ctx, q, rec, was, c, old, p, payd.SystemActor); err != nil {
 		return err
 	}
 	for _, coin := range append([]money.CoinAmount{o.Counted}, o.Foreign...) {
