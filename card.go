@@ -298,23 +298,40 @@ func orDefault(s, def string) string {
 
 // CheckCardAction refuses an action on a card checkout's route that does
 // not fit where it stands (spec 7.4): wrong_rail for a crypto checkout,
-// checkout_failed, checkout_expired, checkout_canceled, payment_paid once
-// the payment has its funds, stale_route when the page shows another route
-// than the current one (route is 0 when the caller names none).
+// payment_paid once the payment has its funds, stale_route when the page
+// shows another route than the current one, then checkout_failed,
+// checkout_expired or checkout_canceled for a checkout that ended.
 func (c *Checkout) CheckCardAction(p *Payment, route int) error {
+	if err := c.checkRoute(p, route); err != nil {
+		return err
+	}
+	return c.checkEnded()
+}
+
+// checkRoute refuses what no card action may touch: a crypto checkout
+// (wrong_rail), a payment with its funds (payment_paid), a page showing
+// another route (stale_route).
+func (c *Checkout) checkRoute(p *Payment, route int) error {
 	switch {
 	case c.Rail != RailCard || c.Card == nil:
 		return Errorf(ErrWrongRail, "this is a crypto checkout; card actions do not apply")
 	case p.Status == PaymentSucceeded || p.ReceivedFunds():
 		return Errorf(ErrPaymentPaid, "this payment has already received funds; no new attempt can start")
-	case c.Status == CheckoutFailed:
-		return Errorf(ErrCheckoutFailed, "this checkout failed; start a new one")
-	case c.Status == CheckoutExpired:
-		return Errorf(ErrCheckoutExpired, "this checkout expired; start a new one")
-	case c.Status == CheckoutCanceled:
-		return Errorf(ErrCheckoutCanceled, "this checkout was canceled")
-	case route != 0 && route != c.Card.Route:
+	case route != c.Card.Route:
 		return Errorf(ErrStaleRoute, "this card payment page is out of date; reload the checkout")
+	}
+	return nil
+}
+
+// checkEnded refuses a checkout that ended.
+func (c *Checkout) checkEnded() error {
+	switch c.Status {
+	case CheckoutFailed:
+		return Errorf(ErrCheckoutFailed, "this checkout failed; start a new one")
+	case CheckoutExpired:
+		return Errorf(ErrCheckoutExpired, "this checkout expired; start a new one")
+	case CheckoutCanceled:
+		return Errorf(ErrCheckoutCanceled, "this checkout was canceled")
 	}
 	return nil
 }
@@ -329,18 +346,27 @@ func (c *Checkout) CheckAwaiting() error {
 	return nil
 }
 
-// CheckRetry refuses a new route (spec 7.4): route_in_progress while the
-// current page may still succeed, checkout_not_retryable once the card was
-// charged or the checkout is not open, no_route once every route is used.
-func (c *Checkout) CheckRetry() error {
+// CheckRetry refuses a new route for the page showing route (spec 7.4):
+// wrong_rail, payment_paid and stale_route as CheckCardAction; no_route
+// once the last route was declined (the checkout then failed); the ended
+// checkout's error; route_in_progress while the current page may still
+// succeed; checkout_not_retryable once the card was charged.
+func (c *Checkout) CheckRetry(p *Payment, route int) error {
+	if err := c.checkRoute(p, route); err != nil {
+		return err
+	}
 	k := c.Card
+	if k.Status == CardDeclined && k.RoutesLeft() == 0 {
+		return Errorf(ErrNoRoute, "no further card attempt is available; start a new checkout")
+	}
+	if err := c.checkEnded(); err != nil {
+		return err
+	}
 	switch {
 	case k.Status.MayStillSucceed():
 		return Errorf(ErrRouteInProgress, "the payment on the current card page may still succeed; wait for it, or finish it")
 	case k.Status != CardDeclined || c.Status != CheckoutOpen:
 		return Errorf(ErrCheckoutNotRetryable, "this card checkout cannot start another attempt now")
-	case k.RoutesLeft() == 0:
-		return Errorf(ErrNoRoute, "no further card attempt is available; start a new checkout")
 	}
 	return nil
 }

@@ -241,10 +241,7 @@ func (s *Server) cardRetry(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return s.changeCheckout(w, r, func(c *payd.Checkout, p *payd.Payment, now time.Time) error {
-		if err := c.CheckCardAction(p, route); err != nil {
-			return err
-		}
-		if err := c.CheckRetry(); err != nil {
+		if err := c.CheckRetry(p, route); err != nil {
 			return err
 		}
 		c.NextRoute(p, now)

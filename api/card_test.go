@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -118,6 +119,181 @@ func TestCardSmoke(t *testing.T) {
 		if rep["fee"] != 300.0 || rep["net"] != 9700.0 || pay["settlement"].(map[string]any)["amount"] != "97.00" ||
 			pay["method"].(map[string]any)["amount"] != "100.00" {
 			t.Fatalf("payment = %v", pay)
+		}
+	})
+}
+
+// cardShop is a shop with the in-memory provider, opening card checkouts.
+type cardShop struct {
+	*shop
+	fake *fakeCard
+}
+
+func newCardShop(t *testing.T, db *store.DB) *cardShop {
+	s := newShop(t, db)
+	fake := newFakeCard()
+	s.b.srv.opts.Card = fake
+	s.loops = append(s.loops, watch.NewCardPoller(db, fake, s.b.clock, s.b.srv.log, watch.Options{Events: s.b.srv}).RunOnce)
+	return &cardShop{shop: s, fake: fake}
+}
+
+// openCard asks for a card checkout of the payment or link.
+func (s *cardShop) openCard(target, id string, extra map[string]any) request {
+	body := map[string]any{"rail": "card", "email": "card@example.com", "asset": nil, "network": nil}
+	for k, v := range extra {
+		body[k] = v
+	}
+	req := s.checkoutReq(target, id, "", "", body)
+	return req
+}
+
+// cardAction is POST /checkouts/{id}/card/{action} for route.
+func (s *cardShop) cardAction(id, action string, route int) request {
+	return request{method: "POST", path: "/checkouts/" + id + "/card/" + action,
+		body: jsonBody(map[string]any{"route": route}), header: s.idem()}
+}
+
+// session goes to the provider and returns the session id it opened.
+func (s *cardShop) session(id string, route int) string {
+	s.t.Helper()
+	got := s.c.data(s.cardAction(id, "session", route), 200)
+	u := got["card"].(map[string]any)["provider_url"].(string)
+	return u[len("https://provider.test/pay/"):]
+}
+
+// TestCardErrors gives every card error of spec 7.4 its test, on both
+// databases, through the API.
+func TestCardErrors(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		s := newCardShop(t, db)
+		ctx := context.Background()
+
+		// The shape and the rules of opening: email, limits, coin, pause.
+		p := s.payment(5000, nil)
+		pid := p["id"].(string)
+		s.c.call(s.openCard("payment_id", pid, map[string]any{"email": nil}), 400, "email_required", "email")
+		s.c.call(s.openCard("payment_id", s.payment(400, nil)["id"].(string), nil), 400, "amount_out_of_range")
+		s.c.call(s.openCard("payment_id", s.payment(1_000_100, nil)["id"].(string), nil), 400, "amount_out_of_range")
+		s.c.call(s.openCard("payment_id", pid, map[string]any{"asset": "USDC", "network": "bitcoin"}), 400, "asset_unavailable")
+		s.c.call(s.openCard("payment_id", pid, map[string]any{"country": "de"}), 400, "invalid_request", "country")
+		must(t, db.SetPause(ctx, payd.Pause{Name: payd.PauseCard, PausedAt: s.b.clock.Now()}))
+		s.advance(2)
+		s.c.call(s.openCard("payment_id", pid, nil), 503, "temporarily_unavailable")
+		must(t, db.DeletePause(ctx, payd.PauseCard))
+		s.advance(2)
+
+		chk := s.c.data(s.openCard("payment_id", pid, nil), 201)
+		cid := chk["id"].(string)
+		if c := chk["card"].(map[string]any); c["asset"] != "USDC" || c["route"] != 1.0 || c["routes_left"] != 2.0 {
+			t.Fatalf("the default coin and first route: %v", c)
+		}
+		// wrong_rail: crypto-only actions on a card checkout, card actions on a crypto one.
+		s.c.call(request{method: "POST", path: "/checkouts/" + cid + "/claim",
+			body: jsonBody(map[string]any{"tx_hash": "0x" + strings.Repeat("ab", 32)})}, 409, "wrong_rail")
+		s.c.call(request{method: "POST", path: "/checkouts/" + cid + "/remainder", body: jsonBody(map[string]any{}),
+			header: s.idem()}, 409, "wrong_rail")
+		crypto := s.checkout("payment_id", s.payment(2500, nil)["id"].(string), "USDC", "polygon")
+		s.c.call(s.cardAction(crypto["id"].(string), "session", 1), 409, "wrong_rail")
+		s.c.call(s.cardAction(crypto["id"].(string), "retry", 1), 409, "wrong_rail")
+
+		// route_in_progress: the page may still succeed.
+		sess := s.session(cid, 1)
+		s.c.call(s.cardAction(cid, "retry", 1), 409, "route_in_progress")
+		s.c.call(s.checkoutReq("payment_id", pid, "USDC", "polygon", nil), 409, "route_in_progress")
+		s.c.call(request{method: "POST", path: "/checkouts/" + cid + "/cancel", body: jsonBody(map[string]any{})}, 409, "route_in_progress")
+		// stale_route: a page showing another attempt.
+		s.c.call(s.cardAction(cid, "session", 2), 409, "stale_route")
+		s.c.call(s.cardAction(cid, "refresh", 2), 409, "stale_route")
+
+		// Declines until no route is left: no_route, then checkout_failed.
+		for route := 1; route <= payd.CardMaxRoutes; route++ {
+			if route > 1 {
+				s.c.data(s.cardAction(cid, "retry", route-1), 200)
+				sess = s.session(cid, route)
+			}
+			s.fake.set(payd.CardReport{Session: sess, Status: payd.CardDeclined, DeclineCode: payd.CardDeclinedGeneric})
+			got := s.c.data(s.cardAction(cid, "refresh", route), 200)
+			if c := got["card"].(map[string]any); c["status"] != "declined" {
+				t.Fatalf("route %d after its decline: %v", route, got)
+			}
+			if route < payd.CardMaxRoutes {
+				s.c.call(s.cardAction(cid, "session", route), 409, "checkout_not_awaiting")
+			}
+		}
+		s.c.call(s.cardAction(cid, "retry", payd.CardMaxRoutes), 409, "no_route")
+		s.c.call(s.cardAction(cid, "session", payd.CardMaxRoutes), 409, "checkout_failed")
+		if got := s.getCheckout(cid); got["status"] != "failed" || got["failure_code"] != "card_declined" {
+			t.Fatalf("after the last decline: %v", got)
+		}
+
+		// checkout_not_retryable and checkout_not_awaiting once charged;
+		// payment_paid once the coin arrived.
+		chk = s.c.data(s.openCard("payment_id", pid, nil), 201)
+		cid = chk["id"].(string)
+		sess = s.session(cid, 1)
+		s.fake.set(payd.CardReport{Session: sess, Status: payd.CardProcessing})
+		s.runLoops()
+		s.c.call(s.cardAction(cid, "retry", 1), 409, "checkout_not_retryable")
+		s.c.call(s.cardAction(cid, "session", 1), 409, "checkout_not_awaiting")
+		s.c.call(s.checkoutReq("payment_id", pid, "USDC", "polygon", nil), 409, "checkout_not_supersedable")
+		s.c.call(request{method: "POST", path: "/payments/" + pid + "/cancel", key: s.biz.live,
+			body: jsonBody(map[string]any{})}, 409, "payment_in_flight")
+		card := s.getCheckout(cid)["card"].(map[string]any)
+		s.send(map[string]any{"crypto": map[string]any{"network": card["network"], "asset": card["asset"], "address": card["address"]}}, card["amount"].(string))
+		s.mine(card["network"].(string), 3)
+		s.wantStatus(s.getPayment(pid), "succeeded")
+		s.c.call(s.cardAction(cid, "session", 1), 409, "payment_paid")
+		s.c.call(s.openCard("payment_id", pid, nil), 409, "payment_paid")
+
+		// checkout_expired: the quote ended before the customer paid.
+		p = s.payment(3000, nil)
+		chk = s.c.data(s.openCard("payment_id", p["id"].(string), nil), 201)
+		s.advance(16 * 60)
+		s.c.call(s.cardAction(chk["id"].(string), "session", 1), 410, "checkout_expired")
+		s.c.call(s.cardAction(chk["id"].(string), "retry", 1), 410, "checkout_expired")
+	})
+}
+
+// TestCardWebhookAnswers checks what the provider's webhook route answers:
+// a bad signature changes nothing (400 invalid_signature), a report for a
+// session payd does not follow changes nothing (200), another provider's
+// name is not found.
+func TestCardWebhookAnswers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		s := newCardShop(t, db)
+		p := s.payment(5000, nil)
+		chk := s.c.data(s.openCard("payment_id", p["id"].(string), nil), 201)
+		sess := s.session(chk["id"].(string), 1)
+		hook := func(sig string, rep map[string]any) request {
+			return request{method: "POST", path: "/card-providers/fake/webhook", header: map[string]string{"Fake-Signature": sig},
+				body: jsonBody(rep)}
+		}
+		s.c.call(hook("bad", map[string]any{"Session": sess, "Status": "processing"}), 400, "invalid_signature")
+		if r := s.b.do(hook("ok", map[string]any{"Session": "fs_unknown", "Status": "processing"})); r.status != 200 {
+			t.Fatalf("unknown session: %d %s", r.status, r.body)
+		}
+		if got := s.getCheckout(chk["id"].(string)); got["status"] != "open" || got["card"].(map[string]any)["status"] != "awaiting_payment" {
+			t.Fatalf("after a bad signature and an unknown session: %v", got)
+		}
+		r := s.b.do(request{method: "POST", path: "/card-providers/other/webhook", body: jsonBody(map[string]any{})})
+		if r.status != 404 {
+			t.Fatalf("another provider: %d", r.status)
+		}
+		// Out of order: delivered first, then the older processing changes nothing.
+		for _, st := range []string{"delivered", "processing"} {
+			if r := s.b.do(hook("ok", map[string]any{"Session": sess, "Status": st, "TxHash": "0xfeed"})); r.status != 200 {
+				t.Fatalf("%s: %d %s", st, r.status, r.body)
+			}
+		}
+		got := s.getPayment(p["id"].(string))
+		var updates []string
+		for _, e := range got["events"].([]any) {
+			if m := e.(map[string]any); m["type"] == "card_updated" {
+				updates = append(updates, m["data"].(map[string]any)["status"].(string))
+			}
+		}
+		if len(updates) != 1 || updates[0] != "delivered" {
+			t.Fatalf("card_updated entries = %v, want [delivered]", updates)
 		}
 	})
 }
