@@ -120,6 +120,19 @@ func TestCardSmoke(t *testing.T) {
 			pay["method"].(map[string]any)["amount"] != "100.00" {
 			t.Fatalf("payment = %v", pay)
 		}
+		// Card payments in the listing filters and the metrics.
+		if ids := s.c.list(s.biz.live, "/payments?rail=card", 10); len(ids) != 1 || ids[0] != id {
+			t.Fatalf("GET /payments?rail=card = %v", ids)
+		}
+		if ids := s.c.list(s.biz.live, "/payments?rail=crypto", 10); len(ids) != 0 {
+			t.Fatalf("GET /payments?rail=crypto = %v", ids)
+		}
+		m := s.c.data(request{method: "GET", path: "/metrics", key: s.biz.live}, 200)
+		byCard := m["totals"].(map[string]any)["by_rail"].(map[string]any)["card"].(map[string]any)
+		if byCard["payments"] != 1.0 || byCard["volume"].(map[string]any)["amount"] != 10000.0 ||
+			m["totals"].(map[string]any)["fees"].(map[string]any)["amount"] != 300.0 {
+			t.Fatalf("metrics = %v", m["totals"])
+		}
 	})
 }
 
