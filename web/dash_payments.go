@@ -43,6 +43,14 @@ type dashPayment struct {
 		FromAddress    *string `json:"from_address"`
 		TxHash         *string `json:"tx_hash"`
 		ExplorerURL    *string `json:"explorer_url"`
+		Card           *struct {
+			Provider          string  `json:"provider"`
+			Status            string  `json:"status"`
+			Brand             *string `json:"brand"`
+			Last4             *string `json:"last4"`
+			Country           *string `json:"country"`
+			ProviderReference *string `json:"provider_reference"`
+		} `json:"card"`
 	} `json:"method"`
 	Settlement *struct {
 		Destination string  `json:"destination"`
@@ -434,7 +442,8 @@ func (d *dashReq) loadPayment() (*paymentPage, bool) {
 	pg.CanRemainder = writer && p.Status == "underpaid"
 	// A transfer seen but not yet confirmed makes the API refuse
 	// (payment_in_flight): the button is not offered then.
-	inFlight := p.Method != nil && p.Method.TxHash != nil
+	inFlight := p.Method != nil && (p.Method.TxHash != nil ||
+		p.Method.Card != nil && (p.Method.Card.Status == "processing" || p.Method.Card.Status == "delivered"))
 	pg.CanCancel = writer && p.Status == "pending" && p.LinkID == nil && p.AmountReceived == 0 && !inFlight
 	return pg, true
 }
