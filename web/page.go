@@ -22,8 +22,9 @@ type target struct {
 // basePage fills what the link and payment pages share from the offer.
 func basePage(m messages, path, item, detail string, amount int64, currency string, o offer) page {
 	p := page{M: m, Path: path, Business: o.Business, Item: item, Detail: detail,
-		Price: priceText(amount, currency), Accepting: o.AcceptingPayments && len(o.Crypto) > 0,
-		Collect: o.CollectEmail, Options: options(m, o, ""), IdemKey: newIdemKey()}
+		Price: priceText(amount, currency), Collect: o.CollectEmail, Options: options(m, o, ""),
+		IdemKey: newIdemKey(), CardKey: newIdemKey(), Card: cardChoiceOf(m, o)}
+	p.Accepting = o.AcceptingPayments && (len(o.Crypto) > 0 || p.Card != nil)
 	p.Title = m.T("page.title", o.Business.Name)
 	if item == "" { // a payment without description: name whom it pays
 		p.Item, p.Untitled = m.T("page.untitled", o.Business.Name), true
@@ -41,11 +42,14 @@ func basePage(m messages, path, item, detail string, amount int64, currency stri
 // replaced checkout sends the customer on to its replacement.
 func (h *Handler) show(w http.ResponseWriter, r *http.Request, t *target) {
 	id := r.URL.Query().Get("checkout")
-	if id == "" {
+	if id == "" && !r.URL.Query().Has("new") { // ?new: start over, after a checkout ended unpaid
 		id = t.currentCheckout
 	}
 	if id != "" {
 		c, err := h.api.checkout(r, id, t.of)
+		if err == nil {
+			c = h.refreshCard(r, c)
+		}
 		switch {
 		case err == nil && c.ReplacedBy != nil:
 			http.Redirect(w, r, t.Path+"?checkout="+url.QueryEscape(*c.ReplacedBy), http.StatusSeeOther)
@@ -93,6 +97,14 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request, t *target) {
 	}
 	if id := r.PostForm.Get("remainder"); id != "" {
 		h.openRemainder(w, r, t, id)
+		return
+	}
+	if id := r.PostForm.Get("retry"); id != "" {
+		h.retryCard(w, r, t, id)
+		return
+	}
+	if r.PostForm.Get("rail") == "card" {
+		h.openCard(w, r, t)
 		return
 	}
 	choice := r.PostForm.Get("option")

@@ -26,8 +26,16 @@ type page struct {
 	Collect   bool
 	PaymentID string // sent to replace the current checkout
 	IdemKey   string
+	CardKey   string // the card form's idempotency key
 	Checkout  *checkoutView
 	Static    func(string) string
+	// Card is paying by card, when offered; CardEmail and CardError are
+	// the card form's email and why it was refused.
+	Card      *cardChoice
+	CardEmail string
+	CardError string
+	// Back is the page an error page leads back to.
+	Back string
 }
 
 // option is one coin on one network in the choice.
@@ -77,6 +85,8 @@ type checkoutView struct {
 	TxHash        string
 	PaidAt        template.HTML // the receipt's date, UTC, local time added by script
 	Reference     string        // Solana Pay reference: only the URI carries it to a wallet
+	Card          *cardView     // a card checkout's route
+	Total         string        // a card checkout's total, as charged
 }
 
 // priceText renders minor units of a currency as "12.50 USD".
@@ -103,6 +113,9 @@ func options(m messages, o offer, chosen string) []option {
 
 // viewCheckout turns a checkout into what the page shows at now.
 func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
+	if c.Card != nil {
+		return viewCardCheckout(m, c, now)
+	}
 	q := c.Crypto
 	if q == nil {
 		return nil
