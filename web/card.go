@@ -256,6 +256,7 @@ func (h *Handler) toCardPage(w http.ResponseWriter, r *http.Request, t *target, 
 		if u, err := url.Parse(*c.Card.RedirectURL); err == nil {
 			q := u.Query()
 			q.Set("from", t.Path)
+			q.Set("via", "form")
 			u.RawQuery = q.Encode()
 			to = u.String()
 		}
@@ -298,6 +299,13 @@ func (h *Handler) goCard(w http.ResponseWriter, r *http.Request) {
 	var c checkout
 	err = h.api.call(r, "POST", "/checkouts/"+url.PathEscape(id)+"/card/session", cardRoute{route}, nil, &c)
 	if err == nil && c.Card != nil && c.Card.ProviderURL != nil && httpURL(*c.Card.ProviderURL) {
+		if r.URL.Query().Get("via") == "form" {
+			// The redirects that follow a form's submission stay under the
+			// form page's form-action 'self': a page of ours forwards.
+			m := language(r)
+			h.render(w, http.StatusOK, "cardgo.html", &page{M: m, Title: m.T("card.go_title"), Forward: *c.Card.ProviderURL})
+			return
+		}
 		http.Redirect(w, r, *c.Card.ProviderURL, http.StatusSeeOther)
 		return
 	}

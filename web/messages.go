@@ -163,6 +163,8 @@ var english = map[string]string{
 	"card.receipt_total":              "Amount charged",
 	"card.receipt_card":               "Card",
 	"card.go_title":                   "Card payment",
+	"card.going":                      "Taking you to the secure card page of our card provider…",
+	"card.continue":                   "Continue to the card page",
 	"card.back":                       "Back to the payment page",
 	"asset.USDC":                      "USDC",
 	"asset.USDT":                      "USDT",

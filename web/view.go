@@ -36,6 +36,9 @@ type page struct {
 	CardError string
 	// Back is the page an error page leads back to.
 	Back string
+	// Forward is where a page that only forwards the customer sends them
+	// (a meta refresh, and a link for whoever it does not move).
+	Forward string
 }
 
 // option is one coin on one network in the choice.
