@@ -283,6 +283,17 @@ func (h *Handler) refuseCard(w http.ResponseWriter, t *target, err error) {
 // pagePath is a page of ours: /l/{code} or /p/{code}.
 var pagePath = regexp.MustCompile(`^/([lp])/([A-Za-z0-9_-]{1,64})$`)
 
+// pageFrom reads the from= of /pay/card: a checkout page of ours, by path
+// only (never another origin), which the caller still checks with the API
+// to be the checkout's own.
+func pageFrom(from string) (pageOf, string, bool) {
+	mm := pagePath.FindStringSubmatch(from)
+	if mm == nil {
+		return pageOf{}, "", false
+	}
+	return pageOf{link: mm[1] == "l", code: mm[2]}, mm[0], true
+}
+
 // goCard serves GET /pay/card/{checkout}?route=N, the redirect_url of a
 // card checkout: it opens (or reuses) the route's provider session
 // (POST /checkouts/{id}/card/session) and answers 303 to the provider's
@@ -326,10 +337,9 @@ func (h *Handler) goCard(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusNotFound
 	}
 	p.Error = m.errorText(code, "")
-	if mm := pagePath.FindStringSubmatch(r.URL.Query().Get("from")); mm != nil {
-		of := pageOf{link: mm[1] == "l", code: mm[2]}
+	if of, path, ok := pageFrom(r.URL.Query().Get("from")); ok {
 		if _, err := h.api.checkout(r, id, of); err == nil {
-			p.Back = mm[0] + "?checkout=" + url.QueryEscape(id)
+			p.Back = path + "?checkout=" + url.QueryEscape(id)
 		}
 	}
 	h.render(w, status, "error.html", p)

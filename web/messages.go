@@ -153,6 +153,7 @@ var english = map[string]string{
 	"card.failed":                     "Your card payment was declined and no other attempt is left. Nothing was charged. Start over to pay again.",
 	"card.expired":                    "The time for this card payment ran out. Start over to pay again.",
 	"card.canceled":                   "This card payment was canceled. Start over to pay again.",
+	"card.other":                      "Pay another way",
 	"card.retry":                      "Try again",
 	"card.tries_left":                 "You can try %d more times.",
 	"card.one_try_left":               "You can try once more.",

@@ -75,7 +75,7 @@ func (h *Handler) attach(p *page, c *checkout, isLink bool) {
 	// A link's payment lives as long as its open checkout: another coin
 	// replaces the checkout of the same payment, while a new quote after
 	// the end opens a new payment of the link.
-	if isLink && c.PaymentID != nil && p.Checkout.State == "open" {
+	if isLink && c.PaymentID != nil && (p.Checkout.State == "open" || p.Checkout.State == "card_declined") {
 		p.PaymentID = *c.PaymentID
 	}
 }
