@@ -66,8 +66,10 @@ func newTestCard(t *testing.T) *testCard {
 	return p
 }
 
-func (p *testCard) Name() string                             { return "testcard" }
-func (p *testCard) Delivers(a money.Asset, n money.Network) bool { return a == "USDC" && n == "polygon" }
+func (p *testCard) Name() string { return "testcard" }
+func (p *testCard) Delivers(a money.Asset, n money.Network) bool {
+	return a == "USDC" && n == "polygon"
+}
 func (p *testCard) Limits(money.Currency, string) payd.CardLimits {
 	return payd.CardLimits{}
 }
