@@ -61,6 +61,10 @@ func newTestCard(t *testing.T) *testCard {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /session/{id}", p.show)
 	mux.HandleFunc("POST /session/{id}", p.submit)
+	mux.HandleFunc("GET /thanks", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!doctype html><html lang="en"><head><title>Thanks</title><link rel="icon" href="data:,"></head><body><main><h1 id="thanks">Thank you for your order</h1></main></body></html>`))
+	})
 	p.page = httptest.NewServer(mux)
 	t.Cleanup(p.page.Close)
 	return p

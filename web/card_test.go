@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -224,4 +226,36 @@ func reviewNoScript(m *merchant, name string) {
 	noScript(m, false)
 	m.review(name)
 	noScript(m, true)
+}
+
+// TestCardOnPaymentPage pays a payment made with the API by card on its
+// page (/p/), and the paid page goes on to the payment's success_url; a
+// link whose total is under the card minimum says why card is not offered.
+func TestCardOnPaymentPage(t *testing.T) {
+	s, prov := startCardPayd(t)
+	small := s.link(map[string]any{"amount": 300})
+	res, err := http.Get(small["url"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(body), `id="card-unavailable"`) || strings.Contains(string(body), `id="pay-card"`) ||
+		!strings.Contains(string(body), "from 5.00 USD to 10000.00 USD") {
+		t.Fatalf("a 3.00 USD link's card choice:\n%s", body)
+	}
+	p := s.payment(map[string]any{"success_url": prov.page.URL + "/thanks"})
+	m := customer(t, s, phone)
+	m.open(p["url"].(string))
+	payByCard(t, m, prov, "grace@example.com")
+	req := prov.session("tcs_1")
+	if req.Amount != 4200 || !strings.HasPrefix(req.ReturnURL, p["url"].(string)+"?checkout=") {
+		t.Fatalf("session %+v", req)
+	}
+	m.click(`#provider-pay`)
+	m.waitState("card_processing")
+	s.deliverCard(req.CheckoutID)
+	m.waitURL("/thanks")
+	m.run(chromedpWait(`#thanks`))
+	s.waitPayment(p["id"].(string), "succeeded")
 }
