@@ -101,13 +101,7 @@ func viewCardCheckout(m messages, c *checkout, now time.Time) *checkoutView {
 		Required: c.Confirmations.Required, Currency: c.Currency, ExpiresAt: c.ExpiresAt.UTC().Format(time.RFC3339),
 		EndsAt: m.timeHTML("card.ends_at", c.ExpiresAt, "15:04"), Now: now.UTC().Format(time.RFC3339),
 		Option: "card", Email: c.Email}
-	if left := c.ExpiresAt.Sub(now); left > 0 {
-		v.SecondsLeft = int64(left / time.Second)
-	}
-	v.Countdown = countdown(v.SecondsLeft)
-	if c.SuccessURL != nil {
-		v.SuccessURL = *c.SuccessURL
-	}
+	v.timeLeft(c, now)
 	if k.ExplorerURL != nil {
 		v.ExplorerURL = template.URL(*k.ExplorerURL) //nolint:gosec // the API's explorer address
 	}
@@ -206,14 +200,7 @@ func (h *Handler) refreshCard(r *http.Request, c *checkout) *checkout {
 func (h *Handler) openCard(w http.ResponseWriter, r *http.Request, t *target) {
 	t.CardEmail = strings.TrimSpace(r.PostForm.Get("email"))
 	body := openRequest{Rail: "card", Email: t.CardEmail}
-	switch {
-	case t.PaymentID != "":
-		body.PaymentID = t.PaymentID
-	case r.PostForm.Get("payment_id") != "":
-		body.PaymentID = r.PostForm.Get("payment_id")
-	default:
-		body.LinkCode = t.of.code
-	}
+	t.forPayment(r, &body)
 	if t.CardEmail == "" {
 		t.CardError = t.M.T("error.email_required")
 		h.render(w, http.StatusBadRequest, t.view, &t.page)
@@ -267,16 +254,8 @@ func (h *Handler) toCardPage(w http.ResponseWriter, r *http.Request, t *target, 
 // refuseCard renders the page with the API's refusal of a card checkout
 // beside the card form.
 func (h *Handler) refuseCard(w http.ResponseWriter, t *target, err error) {
-	var ae *apiError
-	if !errors.As(err, &ae) || ae.Status >= 500 && ae.Code != "temporarily_unavailable" {
-		h.log.Error("open card checkout", slog.String("path", t.Path), slog.Any("err", err))
-	}
-	status := http.StatusInternalServerError
-	code, field := "", ""
-	if ae != nil {
-		status, code, field = ae.Status, ae.Code, ae.Field
-	}
-	t.CardError = t.M.errorText(code, field)
+	status, sentence := h.refusal(t, err)
+	t.CardError = sentence
 	h.render(w, status, t.view, &t.page)
 }
 

@@ -117,6 +117,19 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request, t *target) {
 		return
 	}
 	body := openRequest{Rail: "crypto", Asset: asset, Network: network, Email: t.Email}
+	t.forPayment(r, &body)
+	c, err := h.api.openCheckout(r, body, formKey(r))
+	if err != nil {
+		h.refuse(w, t, err)
+		return
+	}
+	http.Redirect(w, r, t.Path+"?checkout="+url.QueryEscape(c.ID), http.StatusSeeOther)
+}
+
+// forPayment names in body what the checkout is for: the page's payment
+// (a payment's page, or a link's open checkout the form replaces), or a
+// new payment of the link.
+func (t *target) forPayment(r *http.Request, body *openRequest) {
 	switch {
 	case t.PaymentID != "":
 		body.PaymentID = t.PaymentID
@@ -125,12 +138,6 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request, t *target) {
 	default:
 		body.LinkCode = t.of.code
 	}
-	c, err := h.api.openCheckout(r, body, formKey(r))
-	if err != nil {
-		h.refuse(w, t, err)
-		return
-	}
-	http.Redirect(w, r, t.Path+"?checkout="+url.QueryEscape(c.ID), http.StatusSeeOther)
 }
 
 // openRemainder opens, from the page's form, a new quote for what an
@@ -165,6 +172,14 @@ func formKey(r *http.Request) string {
 // refuse renders the page with the API's refusal as a sentence, under the
 // API's status; a server error is logged.
 func (h *Handler) refuse(w http.ResponseWriter, t *target, err error) {
+	status, sentence := h.refusal(t, err)
+	t.Error = sentence
+	h.render(w, status, t.view, &t.page)
+}
+
+// refusal is the API's status and sentence for a refusal of the page's
+// form; a server error is logged.
+func (h *Handler) refusal(t *target, err error) (int, string) {
 	var ae *apiError
 	if !errors.As(err, &ae) || ae.Status >= 500 && ae.Code != "temporarily_unavailable" {
 		h.log.Error("open checkout", slog.String("path", t.Path), slog.Any("err", err))
@@ -174,8 +189,7 @@ func (h *Handler) refuse(w http.ResponseWriter, t *target, err error) {
 	if ae != nil {
 		status, code, field = ae.Status, ae.Code, ae.Field
 	}
-	t.Error = t.M.errorText(code, field)
-	h.render(w, status, t.view, &t.page)
+	return status, t.M.errorText(code, field)
 }
 
 // fail renders an error of the API that leaves nothing to show: not found

@@ -132,13 +132,7 @@ func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
 	if c.Breakdown.NetworkFee != nil {
 		v.NetworkFee = money.Currency(c.Currency).Format(*c.Breakdown.NetworkFee)
 	}
-	if left := c.ExpiresAt.Sub(now); left > 0 {
-		v.SecondsLeft = int64(left / time.Second)
-	}
-	v.Countdown = countdown(v.SecondsLeft)
-	if c.SuccessURL != nil {
-		v.SuccessURL = *c.SuccessURL
-	}
+	v.timeLeft(c, now)
 	if q.ExplorerURL != nil {
 		v.ExplorerURL = template.URL(*q.ExplorerURL)
 	}
@@ -177,6 +171,18 @@ func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
 	v.Signature = v.State + "|" + c.Status + "|" + q.ReceivedAmount + "|" + v.Remaining + "|" +
 		itoa(v.Current) + "|" + v.ExpiresAt
 	return v
+}
+
+// timeLeft sets the time left of c's quote at now, and where the customer
+// goes once it is paid.
+func (v *checkoutView) timeLeft(c *checkout, now time.Time) {
+	if left := c.ExpiresAt.Sub(now); left > 0 {
+		v.SecondsLeft = int64(left / time.Second)
+	}
+	v.Countdown = countdown(v.SecondsLeft)
+	if c.SuccessURL != nil {
+		v.SuccessURL = *c.SuccessURL
+	}
 }
 
 // state names what the customer must know about a checkout, and says it.
