@@ -22,6 +22,7 @@ func (h *Handler) checkoutStatus(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, http.StatusText(status), status)
 		return
 	}
+	c = h.refreshCard(r, c)
 	m := language(r)
 	p := &page{M: m, Path: strings.TrimSuffix(r.URL.Path, "/status"), Accepting: true, IdemKey: newIdemKey()}
 	if !of.link && c.PaymentID != nil {

@@ -20,7 +20,7 @@ var templateFS embed.FS
 var staticFS embed.FS
 
 // pages are the templates that render a whole page on the shared layout.
-var pages = []string{"link.html", "payment.html", "notfound.html", "error.html", "devemails.html"}
+var pages = []string{"link.html", "payment.html", "notfound.html", "error.html", "devemails.html", "cardgo.html"}
 
 // views holds one template set per page, each with the layout and the
 // shared parts.

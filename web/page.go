@@ -22,8 +22,9 @@ type target struct {
 // basePage fills what the link and payment pages share from the offer.
 func basePage(m messages, path, item, detail string, amount int64, currency string, o offer) page {
 	p := page{M: m, Path: path, Business: o.Business, Item: item, Detail: detail,
-		Price: priceText(amount, currency), Accepting: o.AcceptingPayments && len(o.Crypto) > 0,
-		Collect: o.CollectEmail, Options: options(m, o, ""), IdemKey: newIdemKey()}
+		Price: priceText(amount, currency), Collect: o.CollectEmail, Options: options(m, o, ""),
+		IdemKey: newIdemKey(), CardKey: newIdemKey(), Card: cardChoiceOf(m, o)}
+	p.Accepting = o.AcceptingPayments && (len(o.Crypto) > 0 || p.Card != nil)
 	p.Title = m.T("page.title", o.Business.Name)
 	if item == "" { // a payment without description: name whom it pays
 		p.Item, p.Untitled = m.T("page.untitled", o.Business.Name), true
@@ -41,11 +42,14 @@ func basePage(m messages, path, item, detail string, amount int64, currency stri
 // replaced checkout sends the customer on to its replacement.
 func (h *Handler) show(w http.ResponseWriter, r *http.Request, t *target) {
 	id := r.URL.Query().Get("checkout")
-	if id == "" {
+	if id == "" && !r.URL.Query().Has("new") { // ?new: start over, after a checkout ended unpaid
 		id = t.currentCheckout
 	}
 	if id != "" {
 		c, err := h.api.checkout(r, id, t.of)
+		if err == nil {
+			c = h.refreshCard(r, c)
+		}
 		switch {
 		case err == nil && c.ReplacedBy != nil:
 			http.Redirect(w, r, t.Path+"?checkout="+url.QueryEscape(*c.ReplacedBy), http.StatusSeeOther)
@@ -71,7 +75,7 @@ func (h *Handler) attach(p *page, c *checkout, isLink bool) {
 	// A link's payment lives as long as its open checkout: another coin
 	// replaces the checkout of the same payment, while a new quote after
 	// the end opens a new payment of the link.
-	if isLink && c.PaymentID != nil && p.Checkout.State == "open" {
+	if isLink && c.PaymentID != nil && (p.Checkout.State == "open" || p.Checkout.State == "card_declined") {
 		p.PaymentID = *c.PaymentID
 	}
 }
@@ -95,6 +99,14 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request, t *target) {
 		h.openRemainder(w, r, t, id)
 		return
 	}
+	if id := r.PostForm.Get("retry"); id != "" {
+		h.retryCard(w, r, t, id)
+		return
+	}
+	if r.PostForm.Get("rail") == "card" {
+		h.openCard(w, r, t)
+		return
+	}
 	choice := r.PostForm.Get("option")
 	asset, network, ok := strings.Cut(choice, "/")
 	t.Email = strings.TrimSpace(r.PostForm.Get("email"))
@@ -105,6 +117,19 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request, t *target) {
 		return
 	}
 	body := openRequest{Rail: "crypto", Asset: asset, Network: network, Email: t.Email}
+	t.forPayment(r, &body)
+	c, err := h.api.openCheckout(r, body, formKey(r))
+	if err != nil {
+		h.refuse(w, t, err)
+		return
+	}
+	http.Redirect(w, r, t.Path+"?checkout="+url.QueryEscape(c.ID), http.StatusSeeOther)
+}
+
+// forPayment names in body what the checkout is for: the page's payment
+// (a payment's page, or a link's open checkout the form replaces), or a
+// new payment of the link.
+func (t *target) forPayment(r *http.Request, body *openRequest) {
 	switch {
 	case t.PaymentID != "":
 		body.PaymentID = t.PaymentID
@@ -113,12 +138,6 @@ func (h *Handler) open(w http.ResponseWriter, r *http.Request, t *target) {
 	default:
 		body.LinkCode = t.of.code
 	}
-	c, err := h.api.openCheckout(r, body, formKey(r))
-	if err != nil {
-		h.refuse(w, t, err)
-		return
-	}
-	http.Redirect(w, r, t.Path+"?checkout="+url.QueryEscape(c.ID), http.StatusSeeOther)
 }
 
 // openRemainder opens, from the page's form, a new quote for what an
@@ -153,6 +172,14 @@ func formKey(r *http.Request) string {
 // refuse renders the page with the API's refusal as a sentence, under the
 // API's status; a server error is logged.
 func (h *Handler) refuse(w http.ResponseWriter, t *target, err error) {
+	status, sentence := h.refusal(t, err)
+	t.Error = sentence
+	h.render(w, status, t.view, &t.page)
+}
+
+// refusal is the API's status and sentence for a refusal of the page's
+// form; a server error is logged.
+func (h *Handler) refusal(t *target, err error) (int, string) {
 	var ae *apiError
 	if !errors.As(err, &ae) || ae.Status >= 500 && ae.Code != "temporarily_unavailable" {
 		h.log.Error("open checkout", slog.String("path", t.Path), slog.Any("err", err))
@@ -162,8 +189,7 @@ func (h *Handler) refuse(w http.ResponseWriter, t *target, err error) {
 	if ae != nil {
 		status, code, field = ae.Status, ae.Code, ae.Field
 	}
-	t.Error = t.M.errorText(code, field)
-	h.render(w, status, t.view, &t.page)
+	return status, t.M.errorText(code, field)
 }
 
 // fail renders an error of the API that leaves nothing to show: not found

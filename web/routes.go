@@ -13,6 +13,7 @@ func (h *Handler) routes() {
 	h.mux.Handle("GET /p/{code}", pageRoute(h.showPayment))
 	h.mux.Handle("POST /p/{code}", formRoute(h.openPaymentCheckout))
 	h.mux.Handle("GET /p/{code}/status", pageRoute(h.checkoutStatus))
+	h.mux.Handle("GET /pay/card/{checkout}", pageRoute(h.goCard))
 	h.mux.Handle("GET /static/", secure(staticFiles(), false))
 	h.mux.Handle("GET /static/accent/{file}", secure(http.HandlerFunc(accentCSS), false))
 	h.mux.Handle("GET /static/logo/{file}", secure(http.HandlerFunc(h.logo), false))
@@ -26,7 +27,7 @@ func (h *Handler) routes() {
 // Mount puts the pages on mux beside the API: the page paths and the
 // static files.
 func (h *Handler) Mount(mux *http.ServeMux) {
-	for _, p := range []string{"/l/", "/p/", "/static/", "/dashboard/", "/dashboard"} {
+	for _, p := range []string{"/l/", "/p/", "/pay/card/", "/static/", "/dashboard/", "/dashboard"} {
 		mux.Handle(p, h)
 	}
 	if h.dev {

@@ -26,8 +26,19 @@ type page struct {
 	Collect   bool
 	PaymentID string // sent to replace the current checkout
 	IdemKey   string
+	CardKey   string // the card form's idempotency key
 	Checkout  *checkoutView
 	Static    func(string) string
+	// Card is paying by card, when offered; CardEmail and CardError are
+	// the card form's email and why it was refused.
+	Card      *cardChoice
+	CardEmail string
+	CardError string
+	// Back is the page an error page leads back to.
+	Back string
+	// Forward is where a page that only forwards the customer sends them
+	// (a meta refresh, and a link for whoever it does not move).
+	Forward string
 }
 
 // option is one coin on one network in the choice.
@@ -77,6 +88,8 @@ type checkoutView struct {
 	TxHash        string
 	PaidAt        template.HTML // the receipt's date, UTC, local time added by script
 	Reference     string        // Solana Pay reference: only the URI carries it to a wallet
+	Card          *cardView     // a card checkout's route
+	Total         string        // a card checkout's total, as charged
 }
 
 // priceText renders minor units of a currency as "12.50 USD".
@@ -103,6 +116,9 @@ func options(m messages, o offer, chosen string) []option {
 
 // viewCheckout turns a checkout into what the page shows at now.
 func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
+	if c.Card != nil {
+		return viewCardCheckout(m, c, now)
+	}
 	q := c.Crypto
 	if q == nil {
 		return nil
@@ -116,13 +132,7 @@ func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
 	if c.Breakdown.NetworkFee != nil {
 		v.NetworkFee = money.Currency(c.Currency).Format(*c.Breakdown.NetworkFee)
 	}
-	if left := c.ExpiresAt.Sub(now); left > 0 {
-		v.SecondsLeft = int64(left / time.Second)
-	}
-	v.Countdown = countdown(v.SecondsLeft)
-	if c.SuccessURL != nil {
-		v.SuccessURL = *c.SuccessURL
-	}
+	v.timeLeft(c, now)
 	if q.ExplorerURL != nil {
 		v.ExplorerURL = template.URL(*q.ExplorerURL)
 	}
@@ -161,6 +171,18 @@ func viewCheckout(m messages, c *checkout, now time.Time) *checkoutView {
 	v.Signature = v.State + "|" + c.Status + "|" + q.ReceivedAmount + "|" + v.Remaining + "|" +
 		itoa(v.Current) + "|" + v.ExpiresAt
 	return v
+}
+
+// timeLeft sets the time left of c's quote at now, and where the customer
+// goes once it is paid.
+func (v *checkoutView) timeLeft(c *checkout, now time.Time) {
+	if left := c.ExpiresAt.Sub(now); left > 0 {
+		v.SecondsLeft = int64(left / time.Second)
+	}
+	v.Countdown = countdown(v.SecondsLeft)
+	if c.SuccessURL != nil {
+		v.SuccessURL = *c.SuccessURL
+	}
 }
 
 // state names what the customer must know about a checkout, and says it.

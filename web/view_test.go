@@ -89,7 +89,7 @@ func TestCatalogueHasEveryKey(t *testing.T) {
 		b, _ := templateFS.ReadFile("templates/" + e.Name())
 		src.Write(b)
 	}
-	for _, f := range []string{"view.go", "page.go", "link_show.go", "payment_show.go", "messages.go"} {
+	for _, f := range []string{"view.go", "page.go", "card.go", "link_show.go", "payment_show.go", "messages.go"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

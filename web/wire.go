@@ -39,7 +39,27 @@ type offer struct {
 	AcceptingPayments bool           `json:"accepting_payments"`
 	CollectEmail      bool           `json:"collect_email"`
 	Crypto            []cryptoOption `json:"crypto"`
-	QuoteMinutes      int            `json:"quote_minutes"`
+	// AcceptedRails and Card: whether, and at what total, the customer
+	// may pay by card (spec 2.6).
+	AcceptedRails []string     `json:"accepted_rails"`
+	Card          []cardOption `json:"card"`
+	QuoteMinutes  int          `json:"quote_minutes"`
+}
+
+// cardOption is paying by card (spec 2.6 card): the total, and whether it
+// lies within the card limits min and max.
+type cardOption struct {
+	Available bool        `json:"available"`
+	Min       minorAmount `json:"min"`
+	Max       minorAmount `json:"max"`
+	Total     minorAmount `json:"total"`
+	Breakdown breakdown   `json:"breakdown"`
+}
+
+// minorAmount is an amount in minor units of a currency.
+type minorAmount struct {
+	Amount   int64  `json:"amount"`
+	Currency string `json:"currency"`
 }
 
 // publicLink is GET /public/links/{code} (spec 2.6).
@@ -77,6 +97,9 @@ type checkout struct {
 	Currency      string    `json:"currency"`
 	Breakdown     breakdown `json:"breakdown"`
 	Crypto        *quote    `json:"crypto"`
+	Rail          string    `json:"rail"`
+	Card          *cardTry  `json:"card"`
+	FailureCode   *string   `json:"failure_code"`
 	Confirmations struct {
 		Current  int `json:"current"`
 		Required int `json:"required"`
@@ -108,12 +131,36 @@ type quote struct {
 	ExplorerURL         *string `json:"explorer_url"`
 }
 
+// cardTry is a card checkout's current attempt (route; docs/card.md).
+type cardTry struct {
+	Status         string  `json:"status"`
+	Route          int     `json:"route"`
+	Asset          string  `json:"asset"`
+	Network        string  `json:"network"`
+	Amount         string  `json:"amount"`
+	TxHash         *string `json:"tx_hash"`
+	ExplorerURL    *string `json:"explorer_url"`
+	RoutesLeft     int     `json:"routes_left"`
+	RedirectURL    *string `json:"redirect_url"`
+	ProviderURL    *string `json:"provider_url"`
+	Brand          *string `json:"brand"`
+	Last4          *string `json:"last4"`
+	DeclineCode    *string `json:"decline_code"`
+	DeclineMessage *string `json:"decline_message"`
+}
+
+// cardRoute is the body of the card routes of a checkout: the route the
+// page shows.
+type cardRoute struct {
+	Route int `json:"route"`
+}
+
 // openRequest is the body of POST /checkouts.
 type openRequest struct {
 	LinkCode  string `json:"link_code,omitempty"`
 	PaymentID string `json:"payment_id,omitempty"`
 	Rail      string `json:"rail"`
-	Asset     string `json:"asset"`
-	Network   string `json:"network"`
+	Asset     string `json:"asset,omitempty"`
+	Network   string `json:"network,omitempty"`
 	Email     string `json:"email,omitempty"`
 }
