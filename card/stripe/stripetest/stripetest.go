@@ -33,8 +33,9 @@ const (
 // Server is the replaying stand-in.
 type Server struct {
 	*httptest.Server
-	t   testing.TB
-	dir string
+	t    testing.TB
+	dir  string
+	done chan struct{}
 
 	mu       sync.Mutex
 	n        int
@@ -56,9 +57,10 @@ type answer struct {
 
 // New starts the server on fixtures in dir (card/stripe/testdata).
 func New(t testing.TB, dir string) *Server {
-	s := &Server{t: t, dir: dir, sessions: map[string]map[string]any{}, byKey: map[string]string{}}
+	s := &Server{t: t, dir: dir, done: make(chan struct{}), sessions: map[string]map[string]any{}, byKey: map[string]string{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
+	t.Cleanup(func() { close(s.done) }) // runs first: a hanging answer ends with the test
 	return s
 }
 
@@ -123,8 +125,8 @@ func (s *Server) Event(id string) []byte {
 	s.t.Helper()
 	ev := s.Fixture("event_session_updated.json")
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	sess := s.sessions[id]
-	s.mu.Unlock()
 	if sess == nil {
 		s.t.Fatalf("stripetest: no session %s", id)
 	}
@@ -151,7 +153,10 @@ func Sign(secret string, at time.Time, body []byte) string {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if a, ok := s.pop(); ok {
 		if a.hang {
-			<-r.Context().Done()
+			select {
+			case <-r.Context().Done():
+			case <-s.done:
+			}
 			return
 		}
 		s.write(w, a.status, s.Fixture(a.fixture))
