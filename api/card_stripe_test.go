@@ -10,6 +10,7 @@ import (
 	"payd/card/stripe/stripetest"
 	"payd/store"
 	"payd/store/storetest"
+	"payd/watch"
 )
 
 // TestCardStripe walks a card checkout through payd's Stripe provider
@@ -93,5 +94,48 @@ func TestCardStripe(t *testing.T) {
 			t.Fatalf("unknown session: %d %s", r.status, r.body)
 		}
 		unchanged("an unknown session")
+	})
+}
+
+// TestCardStripeDeclineAndRetry: a session Stripe rejects is declined when
+// the page asks for news; the retry mints a second session, which the
+// poller follows to processing.
+func TestCardStripeDeclineAndRetry(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		s := newShop(t, db)
+		api := stripetest.New(t, "../card/stripe/testdata")
+		prov, err := stripe.New(stripe.Config{SecretKey: stripetest.SecretKey, WebhookSecret: stripetest.WebhookSecret,
+			BaseURL: api.URL, Clock: s.b.clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.b.srv.opts.Card = prov
+		s.loops = append(s.loops, watch.NewCardPoller(db, prov, s.b.clock, s.b.srv.log, watch.Options{Events: s.b.srv}).RunOnce)
+		p := s.payment(5_000, nil)
+		chk := s.c.data(s.checkoutReq("payment_id", p["id"].(string), "USDC", "ethereum",
+			map[string]any{"rail": "card", "email": "b@example.com"}), 201)
+		cid := chk["id"].(string)
+		route := func(path string, n int) request {
+			return request{method: "POST", path: "/checkouts/" + cid + "/card/" + path,
+				body: jsonBody(map[string]any{"route": n}), header: s.idem()}
+		}
+		s.c.data(route("session", 1), 200)
+		api.Set("cos_stripetest0001", "session_rejected.json")
+		got := s.c.data(route("refresh", 1), 200)
+		if c := got["card"].(map[string]any); c["status"] != "declined" || c["decline_code"] != "card_declined" ||
+			c["decline_message"] == nil || got["status"] != "open" {
+			t.Fatalf("after the rejection: %v", got)
+		}
+		s.c.data(route("retry", 1), 200)
+		got = s.c.data(route("session", 2), 200)
+		if u := got["card"].(map[string]any)["provider_url"]; u != "https://crypto.link.com?session_hash=stripetest2" ||
+			len(api.Keys) != 2 || api.Keys[0] == api.Keys[1] {
+			t.Fatalf("route 2: %v, keys %q", u, api.Keys)
+		}
+		api.Set("cos_stripetest0002", "session_fulfillment_processing.json")
+		s.runLoops()
+		if got := s.getCheckout(cid); got["status"] != "processing" || got["card"].(map[string]any)["status"] != "processing" {
+			t.Fatalf("after the poll: %v", got)
+		}
 	})
 }
