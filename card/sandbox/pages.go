@@ -209,7 +209,9 @@ func (p *Provider) moved(w http.ResponseWriter, r *http.Request, s *payd.CardSan
 }
 
 // expired reports whether the session's page is past its end.
-func (p *Provider) expired(s *payd.CardSandboxSession) bool { return !p.clock.Now().Before(s.ExpiresAt) }
+func (p *Provider) expired(s *payd.CardSandboxSession) bool {
+	return !p.clock.Now().Before(s.ExpiresAt)
+}
 
 // session reads the path's session, answering 404 when there is none.
 func (p *Provider) session(w http.ResponseWriter, r *http.Request) (*payd.CardSandboxSession, bool) {
