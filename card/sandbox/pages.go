@@ -88,26 +88,11 @@ func (p *Provider) show(w http.ResponseWriter, r *http.Request) {
 // and the customer goes back to the checkout (303), or on to the
 // challenge step.
 func (p *Provider) pay(w http.ResponseWriter, r *http.Request) {
-	s, ok := p.session(w, r)
+	s, ok := p.form(w, r, payd.CardAwaiting)
 	if !ok {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, "The form could not be read.", http.StatusBadRequest)
-		return
-	}
-	if s.State != payd.CardSandboxState(payd.CardAwaiting) {
-		// Paid, declined or in the challenge step already: the page
-		// says which.
-		http.Redirect(w, r, PagePath+s.ID, http.StatusSeeOther)
-		return
-	}
 	ctx := r.Context()
-	if p.expired(s) {
-		p.decline(w, r, s, payd.CardAwaiting, payd.CardSessionExpired)
-		return
-	}
 	number, card, err := lookupCard(r.PostForm.Get("number"))
 	if err != nil {
 		v := p.viewOf(s)
@@ -138,22 +123,11 @@ func (p *Provider) pay(w http.ResponseWriter, r *http.Request) {
 // complete pays, fail declines with challenge_failed; either way payd is
 // told and the customer goes back to the checkout.
 func (p *Provider) challenge(w http.ResponseWriter, r *http.Request) {
-	s, ok := p.session(w, r)
+	s, ok := p.form(w, r, payd.CardChallenge)
 	if !ok {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, "The form could not be read.", http.StatusBadRequest)
-		return
-	}
-	if s.State != payd.CardSandboxState(payd.CardChallenge) {
-		http.Redirect(w, r, PagePath+s.ID, http.StatusSeeOther)
-		return
-	}
 	switch result := r.PostForm.Get("result"); {
-	case p.expired(s):
-		p.decline(w, r, s, payd.CardChallenge, payd.CardSessionExpired)
 	case result == "complete":
 		p.charge(w, r, s, payd.CardChallenge)
 	case result == "fail":
@@ -161,6 +135,32 @@ func (p *Provider) challenge(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.Error(w, "Choose Complete or Fail.", http.StatusBadRequest)
 	}
+}
+
+// form reads a page's form posted for a session in state: a session
+// already past it (paid, declined, or on to the challenge step) sends the
+// customer to its page, which says how it stands, and one past its end is
+// declined with session_expired. It reports whether the form's handler
+// goes on.
+func (p *Provider) form(w http.ResponseWriter, r *http.Request, state payd.CardStatus) (*payd.CardSandboxSession, bool) {
+	s, ok := p.session(w, r)
+	if !ok {
+		return nil, false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "The form could not be read.", http.StatusBadRequest)
+		return nil, false
+	}
+	switch {
+	case s.State != payd.CardSandboxState(state):
+		http.Redirect(w, r, PagePath+s.ID, http.StatusSeeOther)
+		return nil, false
+	case p.expired(s):
+		p.decline(w, r, s, state, payd.CardSessionExpired)
+		return nil, false
+	}
+	return s, true
 }
 
 // charge moves s from state from to processing, tells payd, delivers the
