@@ -181,10 +181,11 @@ func (p *Provider) deliverCoin(ctx context.Context, s *payd.CardSandboxSession) 
 	if !won {
 		return p.store.CardSandboxSession(ctx, s.ID)
 	}
-	// What follows the send is stored with a context of its own: the
-	// caller's may be what ended it, and a sent coin must be recorded.
+	// The send and what follows it run on a context the caller cannot
+	// cancel: a send cut off half way could have gone out unrecorded, and
+	// be sent again on the next poll.
 	back := context.WithoutCancel(ctx)
-	tx, err := p.deliver.Deliver(ctx, s.Network, s.Deposit, s.Deliver)
+	tx, err := p.deliver.Deliver(back, s.Network, s.Deposit, s.Deliver)
 	if err != nil {
 		if _, rerr := p.move(back, s, payd.CardSandboxDelivering, payd.CardSandboxState(payd.CardProcessing)); rerr != nil {
 			err = errors.Join(err, rerr)
