@@ -152,6 +152,18 @@ func (r *rig) post(path string, form url.Values) (int, string, string) {
 	return res.StatusCode, res.Header.Get("Location"), string(b)
 }
 
+// page gets a session's page and answers its status and body.
+func (r *rig) page(id string) (int, string) {
+	r.t.Helper()
+	res, err := r.http.Get(r.srv.URL + PagePath + id)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
 func (r *rig) status(id string) payd.CardReport {
 	r.t.Helper()
 	rep, err := r.p.Status(context.Background(), id)
@@ -230,6 +242,10 @@ func TestProvider(t *testing.T) {
 				if rep := r.status(id); rep.Status != payd.CardChallenge {
 					t.Fatalf("before the challenge: %+v", rep)
 				}
+				if code, body := r.page(id); code != 200 || !strings.Contains(body, `value="complete">Complete</button>`) ||
+					!strings.Contains(body, `value="fail" class="secondary">Fail</button>`) || strings.Contains(body, `name="number"`) {
+					t.Fatalf("challenge page: %d %s", code, body)
+				}
 				if code, _, _ := r.post(PagePath+id+"/challenge", url.Values{"result": {"maybe"}}); code != 400 {
 					t.Fatalf("a bad result: %d", code)
 				}
@@ -239,6 +255,10 @@ func TestProvider(t *testing.T) {
 				rep := r.status(id)
 				if rep.Status != want || (result == "fail" && rep.DeclineCode != payd.CardChallengeFailed) {
 					t.Fatalf("%s: %+v", result, rep)
+				}
+				heading := map[string]string{"complete": "<h1>Paid</h1>", "fail": "<h1>Card declined</h1>"}[result]
+				if code, body := r.page(id); code != 200 || !strings.Contains(body, heading) || strings.Contains(body, "<form") {
+					t.Fatalf("page after %s: %d %s", result, code, body)
 				}
 			}
 		})
