@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,6 +132,17 @@ func (s *sandboxShop) settle(pid, cid, session string, before string) {
 	if pay["fee_rate_bps"] != 300.0 || rep["fee"] != 300.0 || rep["net"] != 9700.0 ||
 		pay["settlement"].(map[string]any)["amount"] != "97.00" {
 		s.t.Fatalf("payment = %v", pay)
+	}
+	var moves []string // the card_updated entries of the last route, in order
+	for _, e := range pay["events"].([]any) {
+		if e := e.(map[string]any); e["type"] == "card_updated" {
+			if d := e["data"].(map[string]any); d["provider_reference"] == session || d["status"] == "awaiting_payment" {
+				moves = append(moves, d["status"].(string))
+			}
+		}
+	}
+	if !slices.Contains(moves, "processing") || moves[len(moves)-1] != "delivered" {
+		s.t.Fatalf("card_updated entries %v (payment %v)", moves, pay)
 	}
 	m := pay["method"].(map[string]any)["card"].(map[string]any)
 	if m["provider"] != "sandbox" || m["last4"] != "4242" || m["provider_reference"] != session {

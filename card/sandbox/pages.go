@@ -163,9 +163,10 @@ func (p *Provider) form(w http.ResponseWriter, r *http.Request, state payd.CardS
 	return s, true
 }
 
-// charge moves s from state from to processing, tells payd, delivers the
-// coin unless it is due later (a failed delivery is tried again on the
-// next poll), tells payd again, and sends the customer back.
+// charge moves s from state from to processing and tells payd, then,
+// unless the coin is due later, sends it and tells payd again (a failed
+// send is tried again by a poll RetryAfter later), and sends the customer
+// back.
 func (p *Provider) charge(w http.ResponseWriter, r *http.Request, s *payd.CardSandboxSession, from payd.CardStatus) {
 	ctx := r.Context()
 	if !p.moved(w, r, s, payd.CardSandboxState(from), payd.CardSandboxState(payd.CardProcessing)) {
@@ -174,7 +175,7 @@ func (p *Provider) charge(w http.ResponseWriter, r *http.Request, s *payd.CardSa
 	p.notify(ctx, s.ID)
 	if s.PayAt == nil {
 		if _, err := p.deliverCoin(ctx, s); err != nil {
-			p.log.ErrorContext(ctx, "sandbox: delivering a card payment's coin failed; the next poll tries again",
+			p.log.ErrorContext(ctx, "sandbox: delivering a card payment's coin failed; a poll tries again",
 				"session", s.ID, "error", err)
 		} else {
 			p.notify(ctx, s.ID)

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"payd"
 	"payd/clock"
@@ -109,22 +110,37 @@ func (p *Provider) Start(ctx context.Context, req payd.CardSessionRequest) (payd
 	return payd.CardSession{ID: s.ID, RedirectURL: p.public + PagePath + s.ID}, nil
 }
 
+// RetryAfter is how long a card paid on the page may stay processing
+// before a poll sends its coin: the page sends it at once, and a poll
+// steps in only when the page's send failed or never finished.
+const RetryAfter = 10 * time.Second
+
 // Status answers how a session stands. A charged session whose coin is
-// due (at once, or the delayed card's Delay after it was charged) is
-// delivered first, by whichever caller wins the session's move to
-// delivering: at most one delivery per session, however many replicas
-// poll at once. not_found for a session the sandbox never opened.
+// due (the delayed card's Delay after it was charged, or RetryAfter after
+// a charge whose page did not send it) is delivered first, by whichever
+// caller wins the session's move to delivering: at most one delivery per
+// session, however many replicas poll at once. not_found for a session
+// the sandbox never opened.
 func (p *Provider) Status(ctx context.Context, session string) (payd.CardReport, error) {
 	s, err := p.store.CardSandboxSession(ctx, session)
 	if err != nil {
 		return payd.CardReport{}, err
 	}
-	if s.State == payd.CardSandboxState(payd.CardProcessing) && (s.PayAt == nil || !p.clock.Now().Before(*s.PayAt)) {
+	if s.State == payd.CardSandboxState(payd.CardProcessing) && p.due(s) {
 		if s, err = p.deliverCoin(ctx, s); err != nil {
 			return payd.CardReport{}, err
 		}
 	}
 	return report(s), nil
+}
+
+// due reports whether a processing session's coin is for a poll to send.
+func (p *Provider) due(s *payd.CardSandboxSession) bool {
+	at := s.UpdatedAt.Add(RetryAfter)
+	if s.PayAt != nil {
+		at = *s.PayAt
+	}
+	return !p.clock.Now().Before(at)
 }
 
 // Webhook always answers invalid_signature: the sandbox sends no HTTP

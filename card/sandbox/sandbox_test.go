@@ -81,12 +81,17 @@ func FuzzParseNumber(f *testing.F) {
 }
 
 // countingDevnet is the devnet as Deliverer, counting the deliveries.
+// down makes it fail, as a network that cannot be reached would.
 type countingDevnet struct {
 	*devnet.Devnet
-	n atomic.Int32
+	n    atomic.Int32
+	down atomic.Bool
 }
 
 func (c *countingDevnet) Deliver(ctx context.Context, n money.Network, to payd.Deposit, amount money.CoinAmount) (string, error) {
+	if c.down.Load() {
+		return "", errors.New("the network cannot be reached")
+	}
 	c.n.Add(1)
 	return c.Devnet.Deliver(ctx, n, to, amount)
 }
@@ -286,6 +291,33 @@ func TestProvider(t *testing.T) {
 			}
 			if rep := r.status(id); rep.Status != payd.CardDelivered || r.dn.n.Load()-before != 1 {
 				t.Fatalf("after 8 polls: %+v, %d deliveries", rep, r.dn.n.Load()-before)
+			}
+		})
+		t.Run("PaysFirstThenDelivers", func(t *testing.T) {
+			// payd hears processing before the page sends the coin.
+			id := r.start()
+			var seen []payd.CardStatus
+			r.p.Notify = func(ctx context.Context, s string) { seen = append(seen, r.status(s).Status) }
+			defer func() { r.p.Notify = func(context.Context, string) { r.notes.Add(1) } }()
+			r.post(PagePath+id, url.Values{"number": {"4242424242424242"}})
+			if len(seen) != 2 || seen[0] != payd.CardProcessing || seen[1] != payd.CardDelivered {
+				t.Fatalf("Notify saw %v", seen)
+			}
+		})
+		t.Run("SendFailsThenPoll", func(t *testing.T) {
+			id := r.start()
+			before := r.dn.n.Load()
+			r.dn.down.Store(true)
+			if code, _, _ := r.post(PagePath+id, url.Values{"number": {"4242424242424242"}}); code != 303 {
+				t.Fatalf("pay: %d", code)
+			}
+			r.dn.down.Store(false)
+			if rep := r.status(id); rep.Status != payd.CardProcessing || r.dn.n.Load() != before {
+				t.Fatalf("right after the failed send: %+v", rep)
+			}
+			r.clk.Advance(RetryAfter)
+			if rep := r.status(id); rep.Status != payd.CardDelivered || r.dn.n.Load()-before != 1 {
+				t.Fatalf("a poll after RetryAfter: %+v, %d deliveries", rep, r.dn.n.Load()-before)
 			}
 		})
 		t.Run("Expired", func(t *testing.T) {
