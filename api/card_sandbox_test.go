@@ -250,6 +250,22 @@ func TestCardSandbox(t *testing.T) {
 			s.pay(cid, page, "4242424242424242") // the page still takes a test card
 			s.wantCard(cid, map[string]any{"status": "delivered"})
 		})
+		t.Run("Solana", func(t *testing.T) {
+			// Deposits on solana share an address and differ by their
+			// Solana Pay reference, which the delivery carries.
+			before := s.holding("USDC", "solana").String()
+			p := s.payment(10_000, nil)
+			chk := s.c.data(s.checkoutReq("payment_id", p["id"].(string), "USDC", "solana",
+				map[string]any{"rail": "card", "email": "ada@example.com"}), 201)
+			cid := chk["id"].(string)
+			s.pay(cid, s.goPay(cid, 1), "4242424242424242")
+			s.wantCard(cid, map[string]any{"status": "delivered"})
+			s.mine("solana", 3)
+			s.wantStatus(s.getPayment(p["id"].(string)), "succeeded")
+			if after := s.holding("USDC", "solana").String(); after != addCoins(t, before, "97.00") {
+				t.Fatalf("USDC holdings on solana went from %s to %s", before, after)
+			}
+		})
 		t.Run("PausedCard", func(t *testing.T) {
 			ctx := context.Background()
 			p := s.payment(10_000, nil)
