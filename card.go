@@ -148,7 +148,10 @@ type CardSessionRequest struct {
 	Deliver money.CoinAmount
 	Network money.Network
 	Address string
-	Email   string
+	// Reference is the Solana Pay reference the delivery must carry on
+	// solana, where deposits share an address; "" elsewhere.
+	Reference string
+	Email     string
 	// Country is the customer's region ("" when unknown).
 	Country string
 	// ReturnURL is where the provider sends the customer back: the

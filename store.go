@@ -34,6 +34,7 @@ type Queries interface {
 	PasskeyStore
 	WebAuthnChallengeStore
 	TwoFactorChallengeStore
+	CardSandboxStore
 }
 
 // Store is payd's database.

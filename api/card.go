@@ -194,7 +194,8 @@ func (s *Server) startCardSession(ctx context.Context, c *payd.Checkout, p *payd
 	}
 	sess, err := prov.Start(ctx, payd.CardSessionRequest{CheckoutID: c.ID, Route: route, Amount: c.Breakdown.Total,
 		Currency: c.Currency, Deliver: c.Crypto.Amount, Network: c.Crypto.Network, Address: c.Crypto.Deposit.Address,
-		Email: c.Email, Country: c.Card.Country, ReturnURL: back, CustomerIP: ip, ExpiresAt: c.ExpiresAt})
+		Reference: c.Crypto.Deposit.Reference, Email: c.Email, Country: c.Card.Country, ReturnURL: back, CustomerIP: ip,
+		ExpiresAt: c.ExpiresAt})
 	if err != nil {
 		return err
 	}

@@ -67,6 +67,9 @@ type Config struct {
 	// hCaptcha widget the dashboard's forms show (docs/bot-check.md).
 	ChallengeSiteKey string
 	Pwned            string
+	// Card is the card provider (docs/card.md): sandbox or none; the
+	// default is sandbox with --dev, none otherwise.
+	Card string
 }
 
 // listFlag is a repeatable flag; one value may also list several, comma
@@ -119,6 +122,7 @@ func (c *Config) addServeFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Challenge, "challenge", "", "bot check of sign-up, sign-in and reset: turnstile:SECRET, hcaptcha:SECRET or none (default: dev tokens with --dev, none otherwise; docs/bot-check.md)")
 	fs.StringVar(&c.ChallengeSiteKey, "challenge-site-key", "", "the site key of the --challenge provider's widget, shown on the dashboard's sign-up, sign-in and reset pages (docs/bot-check.md)")
 	fs.StringVar(&c.Pwned, "pwned", "", "check new passwords against Have I Been Pwned's range API at this base URL, such as https://api.pwnedpasswords.com (off by default; docs/passwords.md)")
+	fs.StringVar(&c.Card, "card", "", "card provider: sandbox (payd's own test cards; needs --dev) or none (default: sandbox with --dev, none otherwise; docs/card.md)")
 	fs.DurationVar(&c.DropAfter, "drop-after", 10*time.Minute, "how long a waiting transaction may be unknown to its node before it counts as replaced or double-spent")
 }
 

@@ -30,6 +30,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := parse(fs, args, getenv); err != nil {
 		return err
 	}
+	if err := cfg.checkCard(); err != nil {
+		return err
+	}
 	log, err := cfg.logger(stderr)
 	if err != nil {
 		return err
@@ -104,9 +107,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer loopDB.Close()
 	deliverer := webhook.NewDeliverer(loopDB, webhook.NewSender(webhook.ClientOptions{AllowPrivate: cfg.Dev, Clock: clk}),
 		clk, log, webhook.DelivererOptions{})
+	cards, err := newCard(&cfg, db, clk, public, dn, log)
+	if err != nil {
+		return err
+	}
 	opts := api.Options{Store: db, Clock: clk, Log: log, Rates: rates, Counter: counter,
 		Dev: cfg.Dev, DevClock: devClock, Devnet: devnetControl(dn), TrustedProxies: proxies, PublicURL: public,
-		Networks: nets, Confirmations: confs, Deliveries: deliverer}
+		Networks: nets, Confirmations: confs, Deliveries: deliverer, Card: cards.provider}
 	if err := accountOptions(&opts, &cfg, db, clk, log, outbox != nil); err != nil {
 		return err
 	}
@@ -114,13 +121,14 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	cards.connect(srv, log)
 	deliverer.Start(ctx)
 	defer deliverer.Stop()
 	if outbox != nil {
 		outbox.Start(ctx)
 		defer outbox.Stop()
 	}
-	stop := startLoops(ctx, db, followers, nets, clk, log, srv)
+	stop := startLoops(ctx, db, followers, nets, cards.provider, clk, log, srv)
 	defer stop()
 	reaper := api.NewReaper(db, clk, log, time.Minute)
 	reaper.Start(ctx)
@@ -128,7 +136,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	indexer := store.NewSearchIndexer(db, clk, log)
 	indexer.Start(ctx)
 	defer indexer.Stop()
-	h, err := withPages(srv, clk, log, cfg.Dev, challengeWidget(&cfg))
+	h, err := withPages(srv, clk, log, cfg.Dev, challengeWidget(&cfg), cards)
 	if err != nil {
 		return err
 	}
@@ -136,9 +144,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 }
 
 // withPages serves the hosted checkout pages (/l/, /p/, /static/, and with
-// --dev /dev/) beside the API, which answers every other path, all behind
-// the Host check (edge_forbidden).
-func withPages(srv *api.Server, clk clock.Clock, log *slog.Logger, dev bool, widget web.ChallengeWidget) (http.Handler, error) {
+// --dev /dev/) and the sandbox card provider's pages (/sandbox/card/, with
+// --card sandbox) beside the API, which answers every other path, all
+// behind the Host check (edge_forbidden).
+func withPages(srv *api.Server, clk clock.Clock, log *slog.Logger, dev bool, widget web.ChallengeWidget, cards *card) (http.Handler, error) {
 	pages, err := web.New(web.Options{API: srv, APIBase: api.BasePath, Clock: clk, Log: log, Dev: dev, Challenge: widget})
 	if err != nil {
 		return nil, err
@@ -146,11 +155,12 @@ func withPages(srv *api.Server, clk clock.Clock, log *slog.Logger, dev bool, wid
 	mux := http.NewServeMux()
 	mux.Handle("/", srv)
 	pages.Mount(mux)
+	cards.mount(mux)
 	return srv.Edge(mux), nil
 }
 
 // warnUnpayable says at start when no network can be paid on: without
-// --dev and without --chain. No card provider exists yet either, so the
+// --dev and without --chain (the sandbox card provider needs --dev), so the
 // pages then offer nothing and say so.
 func warnUnpayable(log *slog.Logger, nets map[money.Network]payd.Network) {
 	if len(nets) == 0 {
@@ -160,12 +170,12 @@ func warnUnpayable(log *slog.Logger, nets map[money.Network]payd.Network) {
 	}
 }
 
-// startLoops starts the followers of real nodes, a watcher per network
-// and the expirer; the returned func stops them and waits for runs in
-// progress. Each follower makes its first run before the server answers,
+// startLoops starts the followers of real nodes, a watcher per network,
+// the expirer and, with a card provider, its poller; the returned func
+// stops them and waits for runs in progress. Each follower makes its first run before the server answers,
 // so its network's status is known (and logged) from the first request.
 func startLoops(ctx context.Context, db *store.DB, followers map[money.Network]*watch.Follower,
-	nets map[money.Network]payd.Network, clk clock.Clock, log *slog.Logger, events payd.EventRecorder) func() {
+	nets map[money.Network]payd.Network, cards payd.CardProvider, clk clock.Clock, log *slog.Logger, events payd.EventRecorder) func() {
 	var stops []func()
 	for _, n := range money.Networks {
 		if f := followers[n]; f != nil {
@@ -194,6 +204,11 @@ func startLoops(ctx context.Context, db *store.DB, followers map[money.Network]*
 	e := watch.NewExpirer(db, clk, log, watch.Options{Events: events, Followed: followed})
 	e.Start(ctx)
 	stops = append(stops, e.Stop)
+	if cards != nil {
+		cp := watch.NewCardPoller(db, cards, clk, log, watch.Options{Events: events})
+		cp.Start(ctx)
+		stops = append(stops, cp.Stop)
+	}
 	return func() {
 		for _, stop := range stops {
 			stop()

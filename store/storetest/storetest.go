@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"Passkey", testPasskey},
 		{"WebAuthnChallenge", testWebAuthnChallenge},
 		{"TwoFactorChallenge", testTwoFactorChallenge},
+		{"CardSandbox", testCardSandbox},
 		{"TextValues", testTextValues},
 	}
 	for _, s := range suites {
