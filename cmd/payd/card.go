@@ -8,6 +8,7 @@ import (
 	"payd"
 	"payd/api"
 	"payd/card/sandbox"
+	"payd/card/stripe"
 	"payd/chain/devnet"
 	"payd/clock"
 	"payd/store"
@@ -17,6 +18,7 @@ import (
 const (
 	cardNone    = "none"
 	cardSandbox = sandbox.Name
+	cardStripe  = "stripe"
 )
 
 // The devnet delivers the sandbox's coin.
@@ -42,15 +44,17 @@ func (c *Config) cardChoice() string {
 }
 
 // checkCard refuses a --card that serve cannot run: an unknown provider,
-// or the sandbox without --dev (it delivers its coin through a network
+// stripe without its secrets, or the sandbox without --dev (it delivers its coin through a network
 // adapter of its own, and only the devnet has one).
 func (c *Config) checkCard() error {
 	switch name := c.cardChoice(); {
 	case name == cardSandbox && !c.Dev:
 		return usagef("--card sandbox needs --dev: the sandbox delivers its coin on the devnet, " +
 			"the only network it can send on; without --dev use --card none")
-	case name != cardSandbox && name != cardNone:
-		return usagef("--card %q: use sandbox or none (docs/card.md)", name)
+	case name == cardStripe && (c.StripeSecretKey == "" || c.StripeWebhookSecret == ""):
+		return usagef("--card stripe needs --stripe-secret-key and --stripe-webhook-secret (docs/card.md)")
+	case name != cardSandbox && name != cardStripe && name != cardNone:
+		return usagef("--card %q: use sandbox, stripe or none (docs/card.md)", name)
 	}
 	return nil
 }
@@ -60,8 +64,18 @@ func newCard(cfg *Config, db *store.DB, clk clock.Clock, public string, dn *devn
 	if err := cfg.checkCard(); err != nil {
 		return nil, err
 	}
-	if cfg.cardChoice() == cardNone {
+	switch cfg.cardChoice() {
+	case cardNone:
 		return &card{}, nil
+	case cardStripe:
+		// Stripe signs webhooks with the real time: the tolerance is
+		// measured on the wall clock even when --dev moves the service's.
+		p, err := stripe.New(stripe.Config{SecretKey: cfg.StripeSecretKey, WebhookSecret: cfg.StripeWebhookSecret,
+			Clock: clock.Real{}})
+		if err != nil {
+			return nil, err
+		}
+		return &card{provider: p}, nil
 	}
 	sb, err := sandbox.New(sandbox.Options{Store: db, Clock: clk, PublicURL: public, Deliverer: dn,
 		Log: log.With(slog.String("card", sandbox.Name))})

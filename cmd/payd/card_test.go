@@ -26,6 +26,10 @@ func TestCardFlag(t *testing.T) {
 		{[]string{"--card", "sandbox"}, nil, "usage"},
 		{nil, map[string]string{"PAYD_CARD": "sandbox"}, "usage"},
 		{[]string{"--dev", "--card", "visa"}, nil, "usage"},
+		{nil, map[string]string{"PAYD_CARD": "stripe"}, "usage"},
+		{nil, map[string]string{"PAYD_CARD": "stripe", "PAYD_STRIPE_SECRET_KEY": "sk_test_1"}, "usage"},
+		{nil, map[string]string{"PAYD_CARD": "stripe", "PAYD_STRIPE_SECRET_KEY": "sk_test_1",
+			"PAYD_STRIPE_WEBHOOK_SECRET": "whsec_1"}, cardStripe},
 	} {
 		var cfg Config
 		fs := cfg.newFlagSet("serve", io.Discard)

@@ -70,6 +70,11 @@ type Config struct {
 	// Card is the card provider (docs/card.md): sandbox or none; the
 	// default is sandbox with --dev, none otherwise.
 	Card string
+	// StripeSecretKey and StripeWebhookSecret configure --card stripe:
+	// Stripe's secret key and the signing secret of the webhook endpoint
+	// registered at {public}/api/v1/card-providers/stripe/webhook.
+	StripeSecretKey     string
+	StripeWebhookSecret string
 }
 
 // listFlag is a repeatable flag; one value may also list several, comma
@@ -122,7 +127,9 @@ func (c *Config) addServeFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Challenge, "challenge", "", "bot check of sign-up, sign-in and reset: turnstile:SECRET, hcaptcha:SECRET or none (default: dev tokens with --dev, none otherwise; docs/bot-check.md)")
 	fs.StringVar(&c.ChallengeSiteKey, "challenge-site-key", "", "the site key of the --challenge provider's widget, shown on the dashboard's sign-up, sign-in and reset pages (docs/bot-check.md)")
 	fs.StringVar(&c.Pwned, "pwned", "", "check new passwords against Have I Been Pwned's range API at this base URL, such as https://api.pwnedpasswords.com (off by default; docs/passwords.md)")
-	fs.StringVar(&c.Card, "card", "", "card provider: sandbox (payd's own test cards; needs --dev) or none (default: sandbox with --dev, none otherwise; docs/card.md)")
+	fs.StringVar(&c.Card, "card", "", "card provider: sandbox (payd's own test cards; needs --dev), stripe (Stripe's crypto onramp; needs --stripe-secret-key and --stripe-webhook-secret) or none (default: sandbox with --dev, none otherwise; docs/card.md)")
+	fs.StringVar(&c.StripeSecretKey, "stripe-secret-key", "", "Stripe secret key for --card stripe (sk_live_… or sk_test_…); never printed")
+	fs.StringVar(&c.StripeWebhookSecret, "stripe-webhook-secret", "", "signing secret (whsec_…) of the Stripe webhook endpoint at PUBLIC_URL/api/v1/card-providers/stripe/webhook; never printed")
 	fs.DurationVar(&c.DropAfter, "drop-after", 10*time.Minute, "how long a waiting transaction may be unknown to its node before it counts as replaced or double-spent")
 }
 
