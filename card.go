@@ -67,6 +67,17 @@ func (s CardStatus) Valid() bool { return s.rank() > 0 }
 // (route_in_progress).
 func (s CardStatus) MayStillSucceed() bool { return s == CardAwaiting || s == CardChallenge }
 
+// InProgress reports whether the current route's provider page may still
+// take the customer's payment: its session is open and the provider has
+// not charged or declined yet. A route whose session was never opened
+// (the provider refused, or the customer never went) holds nothing up.
+func (k *Card) InProgress() bool { return k != nil && k.Session != "" && k.Status.MayStillSucceed() }
+
+// CardHold is how long past its quote's end a card checkout whose provider
+// page may still take the payment is held open: the customer may be
+// paying, and a charge must find its checkout, not an expired one.
+const CardHold = time.Hour
+
 // Charged reports whether the card was charged: the coin is on its way.
 func (s CardStatus) Charged() bool { return s == CardProcessing || s == CardDelivered }
 
@@ -252,7 +263,12 @@ func (c *Checkout) ApplyCardReport(p *Payment, r CardReport, now time.Time) bool
 		if c.SentAt == nil {
 			c.SentAt = &now
 		}
-	case r.declined() && c.Active() && k.RoutesLeft() == 0:
+	case r.declined() && c.Status == CheckoutProcessing && len(c.Transfers) == 0:
+		// Declined after the charge was reported (reversed): nothing is on
+		// its way; the checkout waits again, or fails with no route left.
+		c.Status, c.SentAt = CheckoutOpen, nil
+	}
+	if r.declined() && c.Status == CheckoutOpen && k.RoutesLeft() == 0 {
 		c.fail(p, k.DeclineCode, now)
 	}
 	return true
@@ -366,7 +382,7 @@ func (c *Checkout) CheckRetry(p *Payment, route int) error {
 		return err
 	}
 	switch {
-	case k.Status.MayStillSucceed():
+	case k.InProgress():
 		return Errorf(ErrRouteInProgress, "the payment on the current card page may still succeed; wait for it, or finish it")
 	case k.Status != CardDeclined || c.Status != CheckoutOpen:
 		return Errorf(ErrCheckoutNotRetryable, "this card checkout cannot start another attempt now")

@@ -239,3 +239,66 @@ func TestCardReports(t *testing.T) {
 		t.Fatalf("link payment after the last decline: %s %s", p.Status, p.FailureCode)
 	}
 }
+
+// TestCardEdges: the customer's fee counts in amount_received; a route
+// whose session never opened holds nothing up; a checkout whose page may
+// still take the payment is held past its quote, up to CardHold; a decline
+// after a reported charge puts the checkout back to open.
+func TestCardEdges(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	open := func(payer money.FeePayer) (*Payment, *Checkout) {
+		p, err := NewPayment("biz_1", PaymentParams{Amount: 5000, Currency: money.USD, FeePayer: payer}, coinRates, false, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ci := CardOpenParams{Asset: money.USDC, Network: money.Polygon, Rates: coinRates, QuoteMinutes: 15, Provider: "test", Required: 1}
+		tm, q, gross, err := CardQuote(p, ci)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, OpenCardCheckout(p, ci, tm, q, gross, now)
+	}
+
+	p, c := open(money.FeePayerCustomer)
+	c.AttachSession(1, CardSession{ID: "s1"}, now)
+	c.ApplyCardReport(p, CardReport{Session: "s1", Status: CardDelivered, TxHash: "0x1"}, now)
+	c.Observe(p, []Transfer{{TxHash: "0x1", To: c.Crypto.Deposit.Address, Amount: c.Crypto.Amount, Confirmations: 1}}, explorer, now)
+	if p.Status != PaymentSucceeded || p.AmountReceived != p.Amount+p.CustomerFee || p.CustomerFee != 150 ||
+		p.Reporting.NetUSD != 5000 || *p.Reporting.FeeUSD != 150 {
+		t.Fatalf("customer pays the fee: %s received %d of %d+%d, net %d", p.Status, p.AmountReceived, p.Amount,
+			p.CustomerFee, p.Reporting.NetUSD)
+	}
+
+	p, c = open(money.FeePayerBusiness)
+	if _, err := c.Replace("chk_2", now); err != nil {
+		t.Fatalf("a route without a session blocks a replacement: %v", err)
+	}
+	p, c = open(money.FeePayerBusiness)
+	if _, err := c.Cancel(p, now); err != nil {
+		t.Fatalf("a route without a session blocks a cancel: %v", err)
+	}
+
+	p, c = open(money.FeePayerBusiness)
+	c.AttachSession(1, CardSession{ID: "s1"}, now)
+	if c.Expire(p, c.ExpiresAt.Add(CardHold-time.Second)); c.Status != CheckoutOpen {
+		t.Fatalf("expired while the provider's page may still take the payment")
+	}
+	c.ApplyCardReport(p, CardReport{Session: "s1", Status: CardProcessing}, c.ExpiresAt.Add(time.Minute))
+	if c.Status != CheckoutProcessing {
+		t.Fatalf("a charge after the quote's end: %s", c.Status)
+	}
+	c.ApplyCardReport(p, CardReport{Session: "s1", Status: CardDeclined}, c.ExpiresAt.Add(2*time.Minute))
+	if c.Status != CheckoutOpen || p.InFlight() {
+		t.Fatalf("a decline after the charge: checkout %s, in flight %v", c.Status, p.InFlight())
+	}
+	c.Expire(p, c.ExpiresAt.Add(3*time.Minute))
+	if c.Status != CheckoutExpired {
+		t.Fatalf("declined past its quote: %s", c.Status)
+	}
+
+	p, c = open(money.FeePayerBusiness)
+	c.AttachSession(1, CardSession{ID: "s1"}, now)
+	if c.Expire(p, c.ExpiresAt.Add(CardHold)); c.Status != CheckoutExpired {
+		t.Fatalf("held beyond CardHold: %s", c.Status)
+	}
+}

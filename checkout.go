@@ -199,9 +199,11 @@ type CheckoutStore interface {
 	// earlier route, or of another payd). Inside a transaction on
 	// PostgreSQL the row stays locked until commit.
 	CheckoutByCardSession(ctx context.Context, provider, session string) (*Checkout, error)
-	// PolledCardCheckouts returns up to limit card checkouts whose current
-	// route the provider may still move (awaiting_payment, challenge,
-	// processing), in id order after the id after ("" for the first page).
+	// PolledCardCheckouts returns up to limit card checkouts still open or
+	// processing whose current route the provider may still move
+	// (awaiting_payment, challenge, processing), in id order after the id
+	// after ("" for the first page). A checkout that ended is not polled:
+	// a delivery after that is seen by the watcher as late funds.
 	PolledCardCheckouts(ctx context.Context, after string, limit int) ([]*Checkout, error)
 	// DuePayments returns up to limit pending payments whose expires_at is
 	// at or before now.

@@ -140,7 +140,7 @@ func (p *Payment) CheckOpenable(now time.Time) error {
 // already ended needs no replacing: Replace reports false.
 func (c *Checkout) Replace(next string, now time.Time) (bool, error) {
 	switch {
-	case c.Card != nil && c.Status == CheckoutOpen && c.Card.Status.MayStillSucceed():
+	case c.Status == CheckoutOpen && c.Card.InProgress():
 		return false, Errorf(ErrRouteInProgress, "the payment on the card page may still succeed; this checkout cannot be replaced now")
 	case c.Card != nil && c.Card.Status.Charged() && c.Active():
 		return false, Errorf(ErrCheckoutNotSupersedable, "the card was charged and the coin is on its way; this checkout cannot be replaced")
@@ -192,7 +192,7 @@ func (c *Checkout) Cancel(p *Payment, now time.Time) (bool, error) {
 		return false, Errorf(ErrCheckoutExpired, "this checkout's quote has expired")
 	case c.Status == CheckoutFailed:
 		return false, Errorf(ErrCheckoutFailed, "this checkout failed")
-	case c.Card != nil && c.Status == CheckoutOpen && c.Card.Status.MayStillSucceed():
+	case c.Status == CheckoutOpen && c.Card.InProgress():
 		return false, Errorf(ErrRouteInProgress, "the payment on the card page may still succeed; it cannot be canceled now")
 	case c.Status != CheckoutOpen || len(c.Transfers) > 0:
 		return false, Errorf(ErrCheckoutNotCancelable, "funds may be on the way to this checkout; it cannot be canceled")

@@ -393,10 +393,16 @@ func (c *Checkout) lastCounted() SeenTransfer {
 // minor units, rounded down so that what a payment shows as received never
 // exceeds what arrived; all of it once the quoted amount arrived.
 func (c *Checkout) share(coin money.CoinAmount) int64 {
-	if coin.Cmp(c.Crypto.Amount) >= 0 {
-		return c.Amount
+	// A card checkout collects the customer's total: with the fee passed
+	// on, amount_received counts it as the price plus the customer fee.
+	collects := c.Amount
+	if c.Card != nil {
+		collects = c.Breakdown.Total
 	}
-	n := new(big.Int).Mul(big.NewInt(c.Amount), coin.Units)
+	if coin.Cmp(c.Crypto.Amount) >= 0 {
+		return collects
+	}
+	n := new(big.Int).Mul(big.NewInt(collects), coin.Units)
 	return n.Quo(n, c.Crypto.Amount.Units).Int64()
 }
 
@@ -441,6 +447,11 @@ func (c *Checkout) judge(p *Payment, now time.Time) {
 func (c *Checkout) Expire(p *Payment, now time.Time) Outcome {
 	paymentOver := p.ExpiresAt != nil && !now.Before(*p.ExpiresAt)
 	quoteOver := !now.Before(c.ExpiresAt)
+	if c.Card.InProgress() && now.Before(c.ExpiresAt.Add(CardHold)) {
+		// The customer may be paying on the provider's page: held, so
+		// that a charge finds its checkout open (CardHold).
+		return Outcome{}
+	}
 	switch {
 	case c.Status == CheckoutOpen && (quoteOver || paymentOver):
 		c.Status = CheckoutExpired

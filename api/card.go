@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"payd"
@@ -175,6 +176,13 @@ func (s *Server) cardSession(w http.ResponseWriter, r *http.Request) error {
 		if err := s.startCardSession(ctx, c, p, route, s.clientIP(r)); err != nil {
 			return err
 		}
+		// c was read again: the route may have moved on meanwhile.
+		if err := c.CheckCardAction(p, route); err != nil {
+			return err
+		}
+		if err := c.CheckAwaiting(); err != nil {
+			return err
+		}
 	}
 	writeJSON(w, http.StatusOK, single{s.toCheckout(c)})
 	return nil
@@ -273,7 +281,8 @@ func (s *Server) cardRefresh(w http.ResponseWriter, r *http.Request) error {
 		return payd.Errorf(payd.ErrStaleRoute, "this card payment page is out of date; reload the checkout")
 	}
 	prov := s.opts.Card
-	if c.Card.Session != "" && !c.Card.Status.Final() && prov != nil && prov.Name() == c.Card.Provider {
+	if c.Card.Session != "" && !c.Card.Status.Final() && prov != nil && prov.Name() == c.Card.Provider &&
+		s.cardPolls.due(c.Card.Session, s.clock.Now()) {
 		if err := s.PollCard(ctx, c.Card.Session); err != nil {
 			return err
 		}
@@ -373,7 +382,8 @@ type cardAttempt struct {
 
 // toCardAttempt shows a card checkout's current route. redirect_url, the
 // page of payd's own that sends the customer to the provider, is set while
-// the route waits for the customer; provider_url once its session is open.
+// the route waits for the customer (awaiting_payment, or its challenge
+// step); provider_url once its session is open.
 func (s *Server) toCardAttempt(c *payd.Checkout) *cardAttempt {
 	k, q := c.Card, c.Crypto
 	out := &cardAttempt{Status: k.Status, Provider: k.Provider, Route: k.Route, RoutesLeft: k.RoutesLeft(),
@@ -381,7 +391,7 @@ func (s *Server) toCardAttempt(c *payd.Checkout) *cardAttempt {
 		Address: q.Deposit.Address, Brand: nilIfEmpty(k.Brand), Last4: nilIfEmpty(k.Last4),
 		Country: nilIfEmpty(k.CardCountry), ProviderReference: nilIfEmpty(k.Reference),
 		DeclineCode: nilIfEmpty(k.DeclineCode), DeclineMessage: nilIfEmpty(k.DeclineMessage)}
-	if c.Status == payd.CheckoutOpen && k.Status == payd.CardAwaiting {
+	if c.Status == payd.CheckoutOpen && k.Status.MayStillSucceed() {
 		u := s.opts.PublicURL + "/pay/card/" + c.ID + "?route=" + strconv.Itoa(k.Route)
 		out.RedirectURL = &u
 		out.ProviderURL = nilIfEmpty(k.RedirectURL)
@@ -429,4 +439,38 @@ func parseCountry(s string) (string, error) {
 		return "", payd.FieldError("country", "country must be a two-letter code in capitals, such as DE")
 	}
 	return s, nil
+}
+
+// cardPollGap is the least time between two polls of one session that the
+// pages' refreshes cause: every open tab refreshes every few seconds, and
+// each poll spends the business's provider rate limit.
+const cardPollGap = 3 * time.Second
+
+// cardPollThrottle remembers when each session was last polled for a
+// page, in this process.
+type cardPollThrottle struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+// due reports whether session may be polled at now, and if so records it.
+// Entries older than a minute are dropped once the map grows large.
+func (t *cardPollThrottle) due(session string, now time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.last == nil {
+		t.last = map[string]time.Time{}
+	}
+	if at, ok := t.last[session]; ok && now.Sub(at) < cardPollGap && !now.Before(at) {
+		return false
+	}
+	if len(t.last) > 10_000 {
+		for k, at := range t.last {
+			if now.Sub(at) > time.Minute {
+				delete(t.last, k)
+			}
+		}
+	}
+	t.last[session] = now
+	return true
 }

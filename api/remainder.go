@@ -124,6 +124,9 @@ func (s *Server) remainderTarget(ctx context.Context, biz *payd.Business, p *pay
 // payment_not_underpaid, and remainder_unavailable while the quote is
 // live or when no page is left to pay on.
 func (s *Server) remainderAllowed(ctx context.Context, q payd.Queries, p *payd.Payment) error {
+	if p.Status == payd.PaymentUnderpaid && p.Method != nil && p.Method.Rail == payd.RailCard {
+		return payd.Errorf(payd.ErrWrongRail, "a card payment has no remainder: its coin comes from the card provider; accept the payment as it stands, or not")
+	}
 	if p.Status != payd.PaymentUnderpaid || p.Method == nil || p.Method.Rail != payd.RailCrypto {
 		return payd.Errorf(payd.ErrPaymentNotUnderpaid, "only an underpaid payment has a remainder; this one is %s", p.Status)
 	}

@@ -124,14 +124,15 @@ func (q *queries) CheckoutByCardSession(ctx context.Context, provider, session s
 		WHERE card_provider = $1 AND card_session = $2`+q.lockRow(), provider, session))
 }
 
-// PolledCardCheckouts returns up to limit card checkouts whose current
-// route the provider may still move, in id order after the id after; see
+// PolledCardCheckouts returns up to limit card checkouts, still open or
+// processing, whose current route the provider may still move, in id
+// order after the id after; see
 // payd.CheckoutStore. The status test is spelled as in the partial index
 // checkouts_card_polled, word for word, so SQLite uses it.
 func (q *queries) PolledCardCheckouts(ctx context.Context, after string, limit int) (_ []*payd.Checkout, err error) {
 	defer fail(&err, "checkout", "store.PolledCardCheckouts")
 	return q.checkouts(ctx, `SELECT `+checkoutColumns+` FROM checkouts
-		WHERE card_status IN ('awaiting_payment', 'challenge', 'processing') AND id > $1
+		WHERE card_status IN ('awaiting_payment', 'challenge', 'processing') AND status IN ('open', 'processing') AND id > $1
 		ORDER BY id LIMIT $2`, after, limit)
 }
 

@@ -79,6 +79,12 @@ func cardState(m messages, c *checkout, v *checkoutView) (string, string) {
 		return "expired", m.T("card.expired")
 	case c.Status == "canceled":
 		return "canceled", m.T("card.canceled")
+	case c.Status == "underpaid":
+		return "card_underpaid", m.T("card.underpaid")
+	case c.Status == "open" && (k.Status == "delivered" || k.Status == "processing"):
+		// Charged, but the delivery was dropped by its network before it
+		// confirmed: the checkout waits for it again.
+		return "card_processing", m.T("card.processing")
 	case c.Status == "processing" && v.Current > 0:
 		return "confirming", m.T("card.confirming", v.Current, v.Required)
 	case c.Status == "processing" && (k.Status == "delivered" || v.TxHash != ""):

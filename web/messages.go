@@ -143,6 +143,7 @@ var english = map[string]string{
 	"card.go":                         "Go to the card page",
 	"card.time_left":                  "Time left to pay",
 	"card.ends_at":                    "Pay by card before %s.",
+	"card.underpaid":                  "Less than the amount arrived from the card provider. The business has been told and will decide; you need not pay again.",
 	"card.challenge":                  "Your bank asks you to confirm the payment on the card page. Finish that step there; this page follows it.",
 	"card.processing":                 "Your card was charged. Your payment is on its way.",
 	"card.delivered":                  "Your card was charged and your payment has been sent. Waiting for the network to confirm it.",

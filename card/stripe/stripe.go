@@ -107,12 +107,15 @@ type coin struct{ currency, network string }
 // coins are the pairs payd accepts that Stripe's onramp documents
 // (docs.stripe.com/crypto/standalone-hosted-onramp, "Currencies and
 // availability": USDC on Ethereum, Solana and Polygon, ETH, SOL, BTC).
-// Stripe documents no USDT and no Tron, so those are not offered.
+// Stripe documents no USDT and no Tron, so those are not offered. Solana
+// is not offered either, though Stripe delivers there: payd's Solana
+// deposits share the wallet's one address and are told apart by a Solana
+// Pay reference key, which an onramp session cannot carry, so a delivery
+// could never be matched to its checkout.
 var coins = map[money.Asset]map[money.Network]coin{
-	money.USDC: {money.Ethereum: {"usdc", "ethereum"}, money.Solana: {"usdc", "solana"}, money.Polygon: {"usdc", "polygon"}},
+	money.USDC: {money.Ethereum: {"usdc", "ethereum"}, money.Polygon: {"usdc", "polygon"}},
 	money.ETH:  {money.Ethereum: {"eth", "ethereum"}},
 	money.BTC:  {money.Bitcoin: {"btc", "bitcoin"}},
-	money.SOL:  {money.Solana: {"sol", "solana"}},
 }
 
 // Delivers reports whether Stripe documents delivering asset on n.

@@ -73,8 +73,8 @@ func TestNew(t *testing.T) {
 
 func TestDelivers(t *testing.T) {
 	p := setup(t).p
-	yes := map[money.Asset][]money.Network{money.USDC: {money.Ethereum, money.Solana, money.Polygon},
-		money.ETH: {money.Ethereum}, money.BTC: {money.Bitcoin}, money.SOL: {money.Solana}}
+	yes := map[money.Asset][]money.Network{money.USDC: {money.Ethereum, money.Polygon},
+		money.ETH: {money.Ethereum}, money.BTC: {money.Bitcoin}}
 	for _, a := range money.Assets {
 		for _, n := range money.Networks {
 			want := false

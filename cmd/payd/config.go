@@ -67,7 +67,7 @@ type Config struct {
 	// hCaptcha widget the dashboard's forms show (docs/bot-check.md).
 	ChallengeSiteKey string
 	Pwned            string
-	// Card is the card provider (docs/card.md): sandbox or none; the
+	// Card is the card provider (docs/card.md): sandbox, stripe or none; the
 	// default is sandbox with --dev, none otherwise.
 	Card string
 	// StripeSecretKey and StripeWebhookSecret configure --card stripe:

@@ -12,8 +12,11 @@ ALTER TABLE checkouts ADD COLUMN card_session TEXT;
 ALTER TABLE checkouts ADD COLUMN card_status TEXT;
 -- A provider session belongs to one checkout.
 CREATE UNIQUE INDEX checkouts_card_session ON checkouts (card_provider, card_session) WHERE card_session IS NOT NULL;
--- PolledCardCheckouts: routes the provider may still move, in id order.
-CREATE INDEX checkouts_card_polled ON checkouts (id) WHERE card_status IN ('awaiting_payment', 'challenge', 'processing');
+-- PolledCardCheckouts: routes the provider may still move, of checkouts
+-- still open or processing, in id order: an abandoned session leaves the
+-- index when its checkout ends.
+CREATE INDEX checkouts_card_polled ON checkouts (id)
+    WHERE card_status IN ('awaiting_payment', 'challenge', 'processing') AND status IN ('open', 'processing');
 
 -- +goose Down
 DROP INDEX checkouts_card_polled;
