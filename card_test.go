@@ -269,7 +269,7 @@ func TestCardEdges(t *testing.T) {
 			p.CustomerFee, p.Reporting.NetUSD)
 	}
 
-	p, c = open(money.FeePayerBusiness)
+	_, c = open(money.FeePayerBusiness)
 	if _, err := c.Replace("chk_2", now); err != nil {
 		t.Fatalf("a route without a session blocks a replacement: %v", err)
 	}
