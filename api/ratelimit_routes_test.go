@@ -45,6 +45,10 @@ var spec82 = []struct {
 var spec82Extra = map[string]string{
 	// A remainder checkout is a checkout (spec 4.4): one budget.
 	"POST /checkouts/{id}/remainder": "POST /checkouts",
+	// So are a card checkout's attempts: going to the provider opens a
+	// provider session, and a retry opens a route (docs/card.md).
+	"POST /checkouts/{id}/card/session": "POST /checkouts",
+	"POST /checkouts/{id}/card/retry":   "POST /checkouts",
 	// An email change's code routes, held like sign-up's (docs/accounts.md).
 	"POST /me/email/verify": "rule:me_email_verify",
 	"POST /me/email/resend": "rule:me_email_verify",
