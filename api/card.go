@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"payd"
@@ -281,8 +280,7 @@ func (s *Server) cardRefresh(w http.ResponseWriter, r *http.Request) error {
 		return payd.Errorf(payd.ErrStaleRoute, "this card payment page is out of date; reload the checkout")
 	}
 	prov := s.opts.Card
-	if c.Card.Session != "" && !c.Card.Status.Final() && prov != nil && prov.Name() == c.Card.Provider &&
-		s.cardPolls.due(c.Card.Session, s.clock.Now()) {
+	if c.Card.Session != "" && !c.Card.Status.Final() && prov != nil && prov.Name() == c.Card.Provider {
 		if err := s.PollCard(ctx, c.Card.Session); err != nil {
 			return err
 		}
@@ -439,38 +437,4 @@ func parseCountry(s string) (string, error) {
 		return "", payd.FieldError("country", "country must be a two-letter code in capitals, such as DE")
 	}
 	return s, nil
-}
-
-// cardPollGap is the least time between two polls of one session that the
-// pages' refreshes cause: every open tab refreshes every few seconds, and
-// each poll spends the business's provider rate limit.
-const cardPollGap = 3 * time.Second
-
-// cardPollThrottle remembers when each session was last polled for a
-// page, in this process.
-type cardPollThrottle struct {
-	mu   sync.Mutex
-	last map[string]time.Time
-}
-
-// due reports whether session may be polled at now, and if so records it.
-// Entries older than a minute are dropped once the map grows large.
-func (t *cardPollThrottle) due(session string, now time.Time) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.last == nil {
-		t.last = map[string]time.Time{}
-	}
-	if at, ok := t.last[session]; ok && now.Sub(at) < cardPollGap && !now.Before(at) {
-		return false
-	}
-	if len(t.last) > 10_000 {
-		for k, at := range t.last {
-			if now.Sub(at) > time.Minute {
-				delete(t.last, k)
-			}
-		}
-	}
-	t.last[session] = now
-	return true
 }

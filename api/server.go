@@ -114,8 +114,6 @@ type Server struct {
 	routes       []route
 	// origin, scheme and publicHost are PublicURL's, normalised (originOf).
 	origin, scheme, publicHost string
-	// cardPolls throttles the pages' refreshes of card sessions.
-	cardPolls cardPollThrottle
 }
 
 // New builds the server. It loads the cursor signing key, shared by every
