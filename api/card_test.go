@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -308,5 +309,29 @@ func TestCardWebhookAnswers(t *testing.T) {
 		if len(updates) != 1 || updates[0] != "delivered" {
 			t.Fatalf("card_updated entries = %v, want [delivered]", updates)
 		}
+	})
+}
+
+// noCoinCard is a provider that delivers no coin at all.
+type noCoinCard struct{ *fakeCard }
+
+func (noCoinCard) Delivers(money.Asset, money.Network) bool { return false }
+
+// TestCardOfferNeedsACoin: a public link offers card only when the
+// provider delivers some coin the business accepts.
+func TestCardOfferNeedsACoin(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		s := newCardShop(t, db)
+		code := s.link(2500)["code"].(string)
+		pub := s.c.data(request{method: "GET", path: "/public/links/" + code}, 200)
+		if len(pub["card"].([]any)) != 1 {
+			t.Fatalf("with a provider that delivers: %v", pub["accepted_rails"])
+		}
+		s.b.srv.opts.Card = noCoinCard{s.fake}
+		pub = s.c.data(request{method: "GET", path: "/public/links/" + code}, 200)
+		if len(pub["card"].([]any)) != 0 || slices.Contains(pub["accepted_rails"].([]any), any("card")) {
+			t.Fatalf("with a provider that delivers nothing: %v %v", pub["accepted_rails"], pub["card"])
+		}
+		s.c.call(s.openCard("link_code", code, nil), 400, "asset_unavailable")
 	})
 }

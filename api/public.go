@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"net/http"
+	"slices"
 	"time"
 
 	"payd"
@@ -163,6 +164,11 @@ func (s *Server) offer(ctx context.Context, bizID string, price int64, c money.C
 		return checkoutOffer{}, err
 	}
 	cs = s.avail().Restrict(cs)
+	if cs.AcceptsRail(payd.RailCard) && !s.cardDeliverable(cs) {
+		// No coin the business accepts can be delivered by the provider:
+		// a card checkout would answer asset_unavailable, so none is offered.
+		cs.AcceptedRails = slices.DeleteFunc(slices.Clone(cs.AcceptedRails), func(r payd.Rail) bool { return r == payd.RailCard })
+	}
 	if payer == nil {
 		payer = &cs.FeePayer
 	}
@@ -247,6 +253,15 @@ func (s *Server) networkFee(ctx context.Context) func(money.Asset, money.Network
 		cents, err := net.FeeEstimateUSD(ctx, a)
 		return cents, err == nil
 	}
+}
+
+// cardDeliverable reports whether the card provider delivers some coin of
+// the (restricted) settings' offers; whether the wallet receives it is
+// checked when the checkout opens.
+func (s *Server) cardDeliverable(cs *payd.CheckoutSettings) bool {
+	return s.opts.Card != nil && slices.ContainsFunc(cs.Offers(), func(o payd.Offer) bool {
+		return s.opts.Card.Delivers(o.Asset, o.Network)
+	})
 }
 
 // cardOptionFor prices paying by card (payd.CardTermsFor): the 300 bps
