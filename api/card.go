@@ -70,33 +70,22 @@ func (s *Server) createCardCheckout(w http.ResponseWriter, r *http.Request, ch c
 		Provider: prov.Name(), Limits: prov.Limits(tg.currency(), country)}
 	s.deposits.prepare(ch.network, tg.wallet.Keys[ch.network])
 	return s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
-		p, fresh, err := s.checkoutPayment(ctx, q, tg, ch)
-		if err != nil {
-			return nil, err
-		}
-		var old *payd.Payment
-		if !fresh {
-			was := *p
-			old = &was
-		}
-		dep := payd.OpenParams{Network: ch.network}
-		if err := s.deposit(ctx, q, tg.wallet, &dep); err != nil {
-			return nil, err
-		}
-		in.Deposit, in.AddressIndex = dep.Deposit, dep.AddressIndex
-		terms, quote, gross, err := payd.CardQuote(p, in)
-		if err != nil {
-			return nil, err
-		}
-		now := s.clock.Now()
-		c := payd.OpenCardCheckout(p, in, terms, quote, gross, now)
-		actor := actorOf(ctx, ch.email)
-		if old != nil {
-			if err := s.replaceCheckout(ctx, q, old.CheckoutID, c.ID, now, actor); err != nil {
+		c, err := s.openCheckout(ctx, q, tg, ch, func(p *payd.Payment) (*payd.Checkout, error) {
+			dep := payd.OpenParams{Network: ch.network}
+			if err := s.deposit(ctx, q, tg.wallet, &dep); err != nil {
 				return nil, err
 			}
+			in.Deposit, in.AddressIndex = dep.Deposit, dep.AddressIndex
+			terms, quote, gross, err := payd.CardQuote(p, in)
+			if err != nil {
+				return nil, err
+			}
+			return payd.OpenCardCheckout(p, in, terms, quote, gross, s.clock.Now()), nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		return s.toCheckout(c), payd.SaveOpenedCheckout(ctx, q, s, old, p, c, actor)
+		return s.toCheckout(c), nil
 	})
 }
 
@@ -134,8 +123,12 @@ type cardRouteRequest struct {
 	Route *int `json:"route"`
 }
 
-// route reads the body's route: required, from 1.
-func (req cardRouteRequest) route() (int, error) {
+// decodeRoute reads a card action's body: the route, required, from 1.
+func decodeRoute(r *http.Request) (int, error) {
+	var req cardRouteRequest
+	if err := decode(r, &req); err != nil {
+		return 0, err
+	}
 	if req.Route == nil || *req.Route < 1 {
 		return 0, payd.FieldError("route", "route is required: the number of the card attempt the page shows")
 	}
@@ -149,11 +142,7 @@ func (req cardRouteRequest) route() (int, error) {
 // checkout_not_awaiting (charged, declined, or not open), checkout_failed,
 // checkout_expired, payment_paid.
 func (s *Server) cardSession(w http.ResponseWriter, r *http.Request) error {
-	var req cardRouteRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	route, err := req.route()
+	route, err := decodeRoute(r)
 	if err != nil {
 		return err
 	}
@@ -237,11 +226,7 @@ func (s *Server) checkoutPageURL(ctx context.Context, c *payd.Checkout, p *payd.
 // checkout_not_retryable, no_route, stale_route, wrong_rail,
 // checkout_failed, checkout_expired, payment_paid).
 func (s *Server) cardRetry(w http.ResponseWriter, r *http.Request) error {
-	var req cardRouteRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	route, err := req.route()
+	route, err := decodeRoute(r)
 	if err != nil {
 		return err
 	}
@@ -263,11 +248,7 @@ func (s *Server) cardRetry(w http.ResponseWriter, r *http.Request) error {
 // poller would (payd.SaveCardReport); the checkout is answered as it then
 // stands. wrong_rail, stale_route.
 func (s *Server) cardRefresh(w http.ResponseWriter, r *http.Request) error {
-	var req cardRouteRequest
-	if err := decode(r, &req); err != nil {
-		return err
-	}
-	route, err := req.route()
+	route, err := decodeRoute(r)
 	if err != nil {
 		return err
 	}

@@ -120,7 +120,9 @@ func (s *Server) createCheckout(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.deposits.prepare(ch.network, tg.wallet.Keys[ch.network])
 	return s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
-		c, err := s.openCheckout(ctx, q, tg, ch, open)
+		c, err := s.openCheckout(ctx, q, tg, ch, func(p *payd.Payment) (*payd.Checkout, error) {
+			return s.quoteCheckout(ctx, q, tg, p, open)
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -253,9 +255,11 @@ func (s *Server) required(n money.Network) int {
 }
 
 // openCheckout runs in the transaction: the payment (new for a link, read
-// and locked otherwise), its customer, the replaced checkout, the deposit
-// and the new checkout, all stored together.
-func (s *Server) openCheckout(ctx context.Context, q payd.Queries, tg *checkoutTarget, ch checkoutChoice, in payd.OpenParams) (*payd.Checkout, error) {
+// and locked otherwise), its customer, the replaced checkout, and the new
+// checkout open makes on the payment (a crypto quote, or a card
+// checkout), all stored together: the one way both rails open one.
+func (s *Server) openCheckout(ctx context.Context, q payd.Queries, tg *checkoutTarget, ch checkoutChoice,
+	open func(*payd.Payment) (*payd.Checkout, error)) (*payd.Checkout, error) {
 	p, fresh, err := s.checkoutPayment(ctx, q, tg, ch)
 	if err != nil {
 		return nil, err
@@ -265,7 +269,7 @@ func (s *Server) openCheckout(ctx context.Context, q payd.Queries, tg *checkoutT
 		was := *p
 		old = &was
 	}
-	c, err := s.quoteCheckout(ctx, q, tg, p, in)
+	c, err := open(p)
 	if err != nil {
 		return nil, err
 	}
