@@ -209,13 +209,18 @@ func (c *Checkout) Cancel(p *Payment, now time.Time) (bool, error) {
 
 // CancelForPayment ends the payment's open checkout when the business
 // cancels the payment (Payment.Cancel has checked nothing is on its way).
-func (c *Checkout) CancelForPayment(now time.Time) bool {
+// payment_in_flight while the customer may be paying on a card provider's
+// page: a charge after the cancel would arrive for a failed payment.
+func (c *Checkout) CancelForPayment(now time.Time) (bool, error) {
 	if c.Status != CheckoutOpen {
-		return false
+		return false, nil
+	}
+	if c.Card.InProgress() {
+		return false, Errorf(ErrPaymentInFlight, "the customer may be paying by card right now; wait until the card page is finished with")
 	}
 	c.Status, c.CanceledBy = CheckoutCanceled, CanceledByBusiness
 	c.stop(now)
-	return true
+	return true, nil
 }
 
 // Close ends a checkout still taking funds because the business accepted

@@ -215,6 +215,10 @@ func TestCardErrors(t *testing.T) {
 		s.c.call(s.cardAction(cid, "retry", 1), 409, "route_in_progress")
 		s.c.call(s.checkoutReq("payment_id", pid, "USDC", "polygon", nil), 409, "route_in_progress")
 		s.c.call(request{method: "POST", path: "/checkouts/" + cid + "/cancel", body: jsonBody(map[string]any{})}, 409, "route_in_progress")
+		// The business cannot cancel the payment while the card page may still take it.
+		s.c.call(request{method: "POST", path: "/payments/" + pid + "/cancel", key: s.biz.live,
+			body: jsonBody(map[string]any{})}, 409, "payment_in_flight")
+		s.wantStatus(s.getPayment(pid), "pending")
 		// stale_route: a page showing another attempt.
 		s.c.call(s.cardAction(cid, "session", 2), 409, "stale_route")
 		s.c.call(s.cardAction(cid, "refresh", 2), 409, "stale_route")

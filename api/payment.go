@@ -422,7 +422,7 @@ func (s *Server) cancelPayment(w http.ResponseWriter, r *http.Request) error {
 		if err != nil || !changed {
 			return err
 		}
-		return s.endCheckout(ctx, q, p.CheckoutID, func(c *payd.Checkout) bool { return c.CancelForPayment(now) })
+		return s.endCheckout(ctx, q, p.CheckoutID, func(c *payd.Checkout) (bool, error) { return c.CancelForPayment(now) })
 	})
 }
 
@@ -433,13 +433,14 @@ func (s *Server) acceptPayment(w http.ResponseWriter, r *http.Request) error {
 		if err := p.Accept(now); err != nil {
 			return err
 		}
-		return s.endCheckout(ctx, q, p.CheckoutID, func(c *payd.Checkout) bool { return c.Close(now) })
+		return s.endCheckout(ctx, q, p.CheckoutID, func(c *payd.Checkout) (bool, error) { return c.Close(now), nil })
 	})
 }
 
 // endCheckout applies end to the payment's current checkout, if it has
-// one, and stores it with its event when end changed it.
-func (s *Server) endCheckout(ctx context.Context, q payd.Queries, id string, end func(*payd.Checkout) bool) error {
+// one, and stores it with its event when end changed it; an error from end
+// undoes the whole change.
+func (s *Server) endCheckout(ctx context.Context, q payd.Queries, id string, end func(*payd.Checkout) (bool, error)) error {
 	if id == "" {
 		return nil
 	}
@@ -448,8 +449,8 @@ func (s *Server) endCheckout(ctx context.Context, q payd.Queries, id string, end
 		return err
 	}
 	was := c.Status
-	if !end(c) {
-		return nil
+	if changed, err := end(c); err != nil || !changed {
+		return err
 	}
 	if err := q.UpdateCheckout(ctx, c); err != nil {
 		return err
