@@ -303,7 +303,8 @@ func (c *Checkout) fail(p *Payment, code string, now time.Time) {
 	if p.LinkID != "" && p.Status == PaymentPending && c.current(p) {
 		p.Status = PaymentFailed
 		p.FailureCode, p.FailureMessage = code, "The card payment was declined and no other attempt is left."
-		p.addEvent(EventCanceled, nil, now)
+		data, _ := json.Marshal(map[string]string{"failure_code": code})
+		p.addEvent(EventFailed, data, now)
 	}
 }
 
@@ -517,23 +518,17 @@ func CardQuote(p *Payment, in CardOpenParams) (CardTerms, *CryptoQuote, money.Co
 // to be delivered. It is p's current checkout from then on.
 func OpenCardCheckout(p *Payment, in CardOpenParams, t CardTerms, q *CryptoQuote, gross money.CoinAmount,
 	now time.Time) *Checkout {
-	sp := t.Split
 	c := &Checkout{
 		ID: NewID(PrefixCheckout), BusinessID: p.BusinessID, PaymentID: p.ID, LinkID: p.LinkID,
 		Status: CheckoutOpen, Rail: RailCard, Amount: p.Amount, Currency: p.Currency, Crypto: q,
-		Card:      &Card{Provider: in.Provider, Route: 1, Status: CardAwaiting, Country: in.Country, Gross: gross},
-		Breakdown: Breakdown{Price: p.Amount, Total: sp.Total}, Required: in.Required, SuccessURL: p.SuccessURL,
+		Card:     &Card{Provider: in.Provider, Route: 1, Status: CardAwaiting, Country: in.Country, Gross: gross},
+		Required: in.Required, SuccessURL: p.SuccessURL,
 		Email: in.Email, ExpiresAt: now.Add(time.Duration(in.QuoteMinutes) * time.Minute), FeeRateBps: CardFeeBps,
-		Reporting: Reporting{AmountUSD: sp.AmountUSD, CustomerFeeUSD: sp.CustomerFeeUSD,
-			NetUSD: sp.AmountUSD + sp.CustomerFeeUSD - sp.FeeUSD},
 		WatchUntil: LiveWatchUntil, CreatedAt: now, UpdatedAt: now,
 	}
-	if sp.CustomerFee > 0 {
-		c.Breakdown.ProcessingFee = &sp.CustomerFee
-	}
-	p.CheckoutID, p.FeeRateBps = c.ID, CardFeeBps
-	p.CustomerFee, p.Reporting.CustomerFeeUSD = sp.CustomerFee, sp.CustomerFeeUSD
-	p.Reporting.NetUSD = sp.AmountUSD + sp.CustomerFeeUSD
+	c.price(p.Amount, t.Split)
+	p.CheckoutID = c.ID
+	p.takeTerms(c, t.Split)
 	p.Method = &Method{Rail: RailCard, Asset: q.Asset, Network: q.Network, Amount: q.PriorAmount.String(),
 		ExpectedAmount: gross.String(), Card: c.Card.method()}
 	data, _ := json.Marshal(map[string]any{"rail": RailCard, "asset": q.Asset, "network": q.Network})

@@ -30,6 +30,34 @@ func SaveCardReport(ctx context.Context, q Queries, rec EventRecorder, provider 
 	return true, SaveCheckoutChange(ctx, q, rec, was, c, &old, p, SystemActor)
 }
 
+// ApplyCardReports applies a provider's reports, each in a transaction of
+// its own (SaveCardReport), at the time now gives then: the one way the
+// provider's webhooks and polls reach a checkout.
+func ApplyCardReports(ctx context.Context, st Store, rec EventRecorder, provider string, reps []CardReport, now func() time.Time) error {
+	for _, r := range reps {
+		err := st.Tx(ctx, func(ctx context.Context, q Queries) error {
+			_, err := SaveCardReport(ctx, q, rec, provider, r, now())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PollCardSession asks prov how session stands and applies the answer
+// (ApplyCardReports): what the card poller does for every session it
+// follows and the page's refresh for its own.
+func PollCardSession(ctx context.Context, st Store, prov CardProvider, rec EventRecorder, session string, now func() time.Time) error {
+	r, err := prov.Status(ctx, session)
+	if err != nil {
+		return err
+	}
+	r.Session = session
+	return ApplyCardReports(ctx, st, rec, prov.Name(), []CardReport{r}, now)
+}
+
 // SaveCheckoutChange stores a change to a checkout c (in status was
 // before) and its payment p (old before), the one way the watcher, the
 // expirer and the card rail store one: the checkout, then the payment

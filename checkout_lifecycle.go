@@ -37,12 +37,13 @@ type OpenParams struct {
 // p's current one. nothing_due when p has received its total; the caller
 // sets Crypto.PaymentURI, which needs the network.
 func OpenCryptoCheckout(p *Payment, in OpenParams, now time.Time) (*Checkout, error) {
-	if !in.Remainder {
-		// A first crypto checkout carries no fee (rate 0), even after a
-		// card checkout of the payment passed its fee on.
-		p.CustomerFee, p.Reporting.CustomerFeeUSD, p.Reporting.NetUSD = 0, 0, p.Reporting.AmountUSD
+	// A first checkout asks for the price (its rail's fee comes on top in
+	// the split); a remainder for what is left of the total the payment's
+	// terms set, price and customer fee.
+	due := p.Amount
+	if in.Remainder {
+		due = p.Amount + p.CustomerFee - p.AmountReceived
 	}
-	due := p.Amount + p.CustomerFee - p.AmountReceived
 	if due <= 0 {
 		return nil, Errorf(ErrNothingDue, "payment %s has received its whole amount", p.ID)
 	}
@@ -53,21 +54,43 @@ func OpenCryptoCheckout(p *Payment, in OpenParams, now time.Time) (*Checkout, er
 	c := &Checkout{
 		ID: NewID(PrefixCheckout), BusinessID: p.BusinessID, PaymentID: p.ID, LinkID: p.LinkID,
 		Status: CheckoutOpen, Rail: RailCrypto, Amount: due, Currency: p.Currency, Crypto: q,
-		Breakdown: Breakdown{Price: due, Total: split.Total}, Required: in.Required, Remainder: in.Remainder,
+		Required: in.Required, Remainder: in.Remainder,
 		PriorReceived: p.AmountReceived, SuccessURL: p.SuccessURL, Email: in.Email,
 		ExpiresAt: now.Add(time.Duration(in.QuoteMinutes) * time.Minute), FeeRateBps: CryptoFeeBps,
-		Reporting: Reporting{AmountUSD: split.AmountUSD, CustomerFeeUSD: split.CustomerFeeUSD,
-			NetUSD: split.AmountUSD + split.CustomerFeeUSD - split.FeeUSD},
 		WatchUntil: LiveWatchUntil, CreatedAt: now, UpdatedAt: now,
 	}
+	c.price(due, split)
 	if fee, err := money.FromUSDCents(in.NetworkFeeUSD, in.Rates.USDPerUnit(p.Currency)); err == nil && in.NetworkFeeUSD > 0 {
 		c.Breakdown.NetworkFee = &fee
 	}
-	if split.CustomerFee > 0 {
-		c.Breakdown.ProcessingFee = &split.CustomerFee
+	if !in.Remainder {
+		p.takeTerms(c, split)
 	}
 	p.chooseCheckout(c, now)
 	return c, nil
+}
+
+// price sets a checkout's breakdown and US view for what it collects,
+// price minor units, and its rail's fee split (spec 2.7, 2.2.1): the fee
+// passed on is its processing_fee and in its total.
+func (c *Checkout) price(price int64, sp money.FeeSplit) {
+	c.Breakdown = Breakdown{Price: price, Total: sp.Total}
+	if sp.CustomerFee > 0 {
+		c.Breakdown.ProcessingFee = &sp.CustomerFee
+	}
+	c.Reporting = Reporting{AmountUSD: sp.AmountUSD, CustomerFeeUSD: sp.CustomerFeeUSD,
+		NetUSD: sp.AmountUSD + sp.CustomerFeeUSD - sp.FeeUSD}
+}
+
+// takeTerms makes a first checkout's rail the payment's terms: its fee
+// rate and the fee passed on to the customer (customer_fee, and its US
+// view). Both rails' first checkouts set them, so a crypto checkout after
+// a card one carries no card fee; a remainder keeps the terms it collects
+// the rest of. The fee itself is shown once the payment succeeds.
+func (p *Payment) takeTerms(c *Checkout, sp money.FeeSplit) {
+	p.FeeRateBps = c.FeeRateBps
+	p.CustomerFee, p.Reporting.CustomerFeeUSD = sp.CustomerFee, sp.CustomerFeeUSD
+	p.Reporting.NetUSD = sp.AmountUSD + sp.CustomerFeeUSD
 }
 
 // LiveWatchUntil is the WatchUntil of a checkout that is still taking
@@ -103,7 +126,7 @@ func quote(due int64, p *Payment, in OpenParams) (*CryptoQuote, money.FeeSplit, 
 // chooseCheckout makes c the payment's current checkout and records the choice.
 func (p *Payment) chooseCheckout(c *Checkout, now time.Time) {
 	q := c.Crypto
-	p.CheckoutID, p.FeeRateBps = c.ID, c.FeeRateBps
+	p.CheckoutID = c.ID
 	p.Method = &Method{Rail: RailCrypto, Asset: q.Asset, Network: q.Network,
 		Amount: q.PriorAmount.String(), ExpectedAmount: q.PriorAmount.Add(q.Amount).String()}
 	if c.Remainder {

@@ -389,16 +389,13 @@ func (c *Checkout) lastCounted() SeenTransfer {
 	return last
 }
 
-// share is the part of the checkout's price that coin arrived covers, in
-// minor units, rounded down so that what a payment shows as received never
+// share is the part of the checkout's total (breakdown.total: the price
+// it collects, plus the fee passed on to the customer, as a card checkout
+// may carry; a crypto one carries none) that coin arrived covers, in minor
+// units, rounded down so that what a payment shows as received never
 // exceeds what arrived; all of it once the quoted amount arrived.
 func (c *Checkout) share(coin money.CoinAmount) int64 {
-	// A card checkout collects the customer's total: with the fee passed
-	// on, amount_received counts it as the price plus the customer fee.
-	collects := c.Amount
-	if c.Card != nil {
-		collects = c.Breakdown.Total
-	}
+	collects := c.Breakdown.Total
 	if coin.Cmp(c.Crypto.Amount) >= 0 {
 		return collects
 	}

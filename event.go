@@ -79,6 +79,7 @@ var historyEventTypes = map[string]string{
 	EventUnderpaid:          EventPaymentUnderpaid,
 	EventNeedsReview:        EventPaymentNeedsReview,
 	EventCanceled:           EventPaymentFailed,
+	EventFailed:             EventPaymentFailed,
 	EventRemainderRequested: EventPaymentRemainderRequested,
 	EventFundsReceived:      EventPaymentFundsReceived,
 	EventCardUpdated:        EventPaymentCardUpdated,

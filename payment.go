@@ -137,7 +137,11 @@ const (
 	EventExpired            = "expired"
 	EventRemainderRequested = "remainder_requested"
 	EventCanceled           = "canceled"
-	EventAccepted           = "accepted"
+	// EventFailed records a payment that failed other than by a cancel:
+	// a link's payment whose card checkout's last attempt was declined
+	// (data: failure_code).
+	EventFailed   = "failed"
+	EventAccepted = "accepted"
 	// EventDropped records a transfer detected earlier that the network
 	// no longer reports (replaced or double-spent before it confirmed):
 	// the payment waits again (docs/checkouts.md).

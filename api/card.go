@@ -288,27 +288,12 @@ func (s *Server) cardCheckout(ctx context.Context, q payd.Queries, id string) (*
 }
 
 // PollCard asks the provider how a session stands and applies the answer
-// (payd.SaveCardReport), for the poller and the page's refresh alike.
+// (payd.PollCardSession), for the page's refresh and the sandbox's notice.
 func (s *Server) PollCard(ctx context.Context, session string) error {
-	prov := s.opts.Card
-	if prov == nil {
+	if s.opts.Card == nil {
 		return nil
 	}
-	rep, err := prov.Status(ctx, session)
-	if err != nil {
-		return err
-	}
-	rep.Session = session
-	return s.ApplyCardReport(ctx, rep)
-}
-
-// ApplyCardReport applies one report of the configured provider in a
-// transaction of its own.
-func (s *Server) ApplyCardReport(ctx context.Context, rep payd.CardReport) error {
-	return s.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
-		_, err := payd.SaveCardReport(ctx, q, s, s.opts.Card.Name(), rep, s.clock.Now())
-		return err
-	})
+	return payd.PollCardSession(ctx, s.store, s.opts.Card, s, session, s.clock.Now)
 }
 
 // cardWebhook serves POST /card-providers/{provider}/webhook: the
@@ -326,10 +311,8 @@ func (s *Server) cardWebhook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	for _, rep := range reps {
-		if err := s.ApplyCardReport(r.Context(), rep); err != nil {
-			return err
-		}
+	if err := payd.ApplyCardReports(r.Context(), s.store, s, prov.Name(), reps, s.clock.Now); err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]bool{"received": true})
 	return nil

@@ -52,7 +52,9 @@ func (s *Server) claimCheckout(w http.ResponseWriter, r *http.Request) error {
 }
 
 // changeCheckout reads a checkout and its payment in a transaction,
-// applies change and stores both with the stats the payment moves.
+// applies change and stores both with the stats the payment moves and
+// their events (payd.SaveCheckoutChange, as the watcher and the card rail
+// store theirs).
 func (s *Server) changeCheckout(w http.ResponseWriter, r *http.Request, change func(*payd.Checkout, *payd.Payment, time.Time) error) error {
 	id := r.PathValue("id")
 	return s.writeTx(w, r, http.StatusOK, func(ctx context.Context, q payd.Queries) (any, error) {
@@ -68,19 +70,9 @@ func (s *Server) changeCheckout(w http.ResponseWriter, r *http.Request, change f
 		if err := change(c, p, s.clock.Now()); err != nil {
 			return nil, err
 		}
-		if !c.UpdatedAt.Equal(version) {
-			if err := q.UpdateCheckout(ctx, c); err != nil {
-				return nil, err
-			}
+		if c.UpdatedAt.Equal(version) && len(p.Events) == len(old.Events) {
+			return s.toCheckout(c), nil // nothing changed (a repeated cancel)
 		}
-		actor := actorOf(ctx, c.Email)
-		changed, err := s.CheckoutEvents(was, c, actor)
-		if err != nil {
-			return nil, err
-		}
-		if len(p.Events) > len(old.Events) {
-			return s.toCheckout(c), payd.SavePayment(ctx, q, s, &old, p, actor, changed...)
-		}
-		return s.toCheckout(c), appendEvents(ctx, q, changed)
+		return s.toCheckout(c), payd.SaveCheckoutChange(ctx, q, s, was, c, &old, p, actorOf(ctx, c.Email))
 	})
 }

@@ -80,13 +80,5 @@ func (cp *CardPoller) poll(ctx context.Context, c *payd.Checkout) error {
 	if k == nil || k.Session == "" || k.Provider != cp.provider.Name() {
 		return nil
 	}
-	rep, err := cp.provider.Status(ctx, k.Session)
-	if err != nil {
-		return err
-	}
-	rep.Session = k.Session
-	return cp.store.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
-		_, err := payd.SaveCardReport(ctx, q, cp.opts.Events, k.Provider, rep, cp.clock.Now())
-		return err
-	})
+	return payd.PollCardSession(ctx, cp.store, cp.provider, cp.opts.Events, k.Session, cp.clock.Now)
 }
