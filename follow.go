@@ -65,10 +65,9 @@ type ChainStore interface {
 	// PruneChainBlocks deletes the processed blocks of n below height;
 	// the transfers stay.
 	PruneChainBlocks(ctx context.Context, n money.Network, below int64) error
-	// WatchedAddresses returns the deposit addresses of the checkouts on
-	// n watched at now (taking funds, or late ones) created at or after
-	// since.
-	WatchedAddresses(ctx context.Context, n money.Network, now, since time.Time) ([]string, error)
+	// WatchedDeposits returns the deposits of the checkouts on n watched
+	// at now (taking funds, or late ones) created at or after since.
+	WatchedDeposits(ctx context.Context, n money.Network, now, since time.Time) ([]Deposit, error)
 	// SaveChainStatus stores the network's status; an empty Chain keeps the
 	// stored one.
 	SaveChainStatus(ctx context.Context, s ChainStatus) error

@@ -2,6 +2,7 @@ package payd
 
 import (
 	"context"
+	"iter"
 
 	"payd/money"
 )
@@ -117,9 +118,12 @@ type Block struct {
 }
 
 // Watched is the set of deposit addresses a follower watches, by the
-// Node's WatchKey of each.
+// Node's WatchKey of each (a Scanner's DepositKey).
 type Watched interface {
 	Has(key string) bool
+	// Keys lists every key in the set, for a Scanner, which asks the node
+	// about each watched account rather than reading every block.
+	Keys() iter.Seq[string]
 }
 
 // Pending is what a node's mempool holds for the follower: the transfers
@@ -156,6 +160,34 @@ type Node interface {
 	// matches outputs by (a script, raw account bytes). false when address
 	// is not one of this network's.
 	WatchKey(address string) (string, bool)
+}
+
+// Scanner is a Node whose chain is not read block by block but asked,
+// for each watched account, which transactions touched it: Solana, whose
+// blocks come every 400 ms with thousands of transactions each, and whose
+// payments a Solana Pay reference key tells apart. The follower calls Scan
+// once a run instead of BlockAt and Pending (docs/networks.md).
+//
+// A Scanner's Tip is its latest final block, one no reorg can take back
+// (Solana's finalized slot), so the blocks Scan returns are never unwound.
+type Scanner interface {
+	Node
+	// DepositKey is d's key in the Watched set Scan is given (on solana,
+	// the wallet's address and the reference); false when d is not one of
+	// this network's deposits.
+	DepositKey(d Deposit) (string, bool)
+	// Scan reads the transfers into the watched deposits since head, the
+	// last block the follower stored. Those final in blocks after head up
+	// to tip come back in blocks, ascending, each naming the one before as
+	// its parent (the first, head), with a block at tip last; those seen
+	// but not final yet in Pending.Transfers. Pending.Alive answers for the
+	// unconfirmed transactions as Node.Pending does: still waiting, or
+	// final in one of the returned blocks.
+	Scan(ctx context.Context, head, tip BlockRef, w Watched, unconfirmed []string) ([]Block, Pending, error)
+	// FinalDepth is how many confirmations a transfer counts once its
+	// block is final, one more for each block after: 32 on solana, whose
+	// Tower BFT roots a block once 32 votes are stacked on it.
+	FinalDepth() int
 }
 
 // DefaultConfirmations is how many confirmations each network needs

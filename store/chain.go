@@ -172,21 +172,27 @@ func (q *queries) PruneChainBlocks(ctx context.Context, n money.Network, below i
 	return err
 }
 
-// WatchedAddresses returns the deposits of n's watched checkouts created
+// WatchedDeposits returns the deposits of n's watched checkouts created
 // since; see payd.ChainStore. From the zero time it reads the watched
 // range of checkouts_watched; later the newest rows of
 // checkouts_network_created.
-func (q *queries) WatchedAddresses(ctx context.Context, n money.Network, now, since time.Time) (_ []string, err error) {
-	defer fail(&err, "checkout", "store.WatchedAddresses(%s)", n)
+func (q *queries) WatchedDeposits(ctx context.Context, n money.Network, now, since time.Time) (_ []payd.Deposit, err error) {
+	defer fail(&err, "checkout", "store.WatchedDeposits(%s)", n)
 	if since.IsZero() {
-		return queryAll(ctx, q.ex, scanString, `SELECT address FROM checkouts
+		return queryAll(ctx, q.ex, scanDeposit, `SELECT address, reference FROM checkouts
 			WHERE network = $1 AND watch_until > $2`, string(n), micros(now))
 	}
 	// +watch_until keeps SQLite, which has no statistics, on
 	// checkouts_network_created: the range of the last minute, not every
 	// watched checkout.
-	return queryAll(ctx, q.ex, scanString, `SELECT address FROM checkouts
+	return queryAll(ctx, q.ex, scanDeposit, `SELECT address, reference FROM checkouts
 		WHERE network = $1 AND created_at >= $2 AND +watch_until > $3`, string(n), micros(since), micros(now))
+}
+
+func scanDeposit(row rowScanner) (payd.Deposit, error) {
+	var d payd.Deposit
+	err := row.Scan(&d.Address, &d.Reference)
+	return d, err
 }
 
 // SaveChainStatus stores a network's status; see payd.ChainStore.
@@ -272,10 +278,10 @@ func (db *DB) PruneChainBlocks(ctx context.Context, n money.Network, below int64
 	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.PruneChainBlocks(ctx, n, below) })
 }
 
-// WatchedAddresses returns the deposits of n's watched checkouts; see
+// WatchedDeposits returns the deposits of n's watched checkouts; see
 // payd.ChainStore.
-func (db *DB) WatchedAddresses(ctx context.Context, n money.Network, now, since time.Time) ([]string, error) {
-	return db.reader(ctx).WatchedAddresses(ctx, n, now, since)
+func (db *DB) WatchedDeposits(ctx context.Context, n money.Network, now, since time.Time) ([]payd.Deposit, error) {
+	return db.reader(ctx).WatchedDeposits(ctx, n, now, since)
 }
 
 // SaveChainStatus stores a network's status; see payd.ChainStore.

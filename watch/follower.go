@@ -2,7 +2,9 @@ package watch
 
 import (
 	"context"
+	"iter"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -122,6 +124,9 @@ func (s keySet) Has(key string) bool {
 	_, ok := s[key]
 	return ok
 }
+
+// Keys lists the watched keys.
+func (s keySet) Keys() iter.Seq[string] { return maps.Keys(s) }
 
 // NewFollower returns the follower of node.
 func NewFollower(st payd.Store, node payd.Node, clk clock.Clock, log *slog.Logger, o FollowOptions) *Follower {
@@ -297,6 +302,9 @@ func (f *Follower) follow(ctx context.Context, now time.Time) error {
 		return err
 	}
 	f.status.Tip = tip
+	if sc, ok := f.node.(payd.Scanner); ok {
+		return f.scan(ctx, sc, tip, now)
+	}
 	head, err := f.advance(ctx, tip, now)
 	f.status.Head = head.BlockRef
 	if err != nil {
@@ -318,20 +326,24 @@ func (f *Follower) refresh(ctx context.Context, now time.Time) error {
 	if !full {
 		since = f.refreshedAt.Add(-f.opts.Slack)
 	}
-	addrs, err := f.store.WatchedAddresses(ctx, f.node.Name(), now, since)
+	deposits, err := f.store.WatchedDeposits(ctx, f.node.Name(), now, since)
 	if err != nil {
 		return err
+	}
+	key := func(d payd.Deposit) (string, bool) { return f.node.WatchKey(d.Address) }
+	if sc, ok := f.node.(payd.Scanner); ok {
+		key = sc.DepositKey
 	}
 	set := f.watched
 	if full {
 		// Let the old set go before the new one is built: at a million
 		// watched addresses each is 80 MB (docs/benchmarks.md).
 		f.watched = nil
-		set = make(keySet, len(addrs))
+		set = make(keySet, len(deposits))
 	}
-	for _, a := range addrs {
-		if key, ok := f.node.WatchKey(a); ok {
-			set[key] = struct{}{}
+	for _, d := range deposits {
+		if k, ok := key(d); ok {
+			set[k] = struct{}{}
 		}
 	}
 	f.watched, f.refreshedAt = set, now
@@ -464,8 +476,7 @@ func (f *Follower) unwind(ctx context.Context, head payd.Block, now time.Time) (
 // deleted. The deletion is skipped when the tip moved meanwhile: the
 // transaction may have been mined into a block not processed yet.
 func (f *Follower) pending(ctx context.Context, tip payd.BlockRef, now time.Time) error {
-	name := f.node.Name()
-	unconfirmed, err := f.store.UnconfirmedTxs(ctx, name)
+	unconfirmed, err := f.store.UnconfirmedTxs(ctx, f.node.Name())
 	if err != nil {
 		return err
 	}
@@ -473,6 +484,25 @@ func (f *Follower) pending(ctx context.Context, tip payd.BlockRef, now time.Time
 	if err != nil {
 		return err
 	}
+	return f.keepPending(ctx, unconfirmed, p, now, func(ctx context.Context) (bool, error) {
+		again, err := f.node.Tip(ctx)
+		if err != nil {
+			return false, err
+		}
+		if again.Hash != tip.Hash {
+			f.behind = true
+			return false, nil
+		}
+		return true, nil
+	})
+}
+
+// keepPending stores what a read of the node found waiting, and deletes
+// the unconfirmed transactions it has not known for DropAfter once
+// settled says nothing can have confirmed them meanwhile.
+func (f *Follower) keepPending(ctx context.Context, unconfirmed []string, p payd.Pending, now time.Time,
+	settled func(context.Context) (bool, error)) error {
+	name := f.node.Name()
 	stored := make(map[string]bool, len(unconfirmed))
 	for _, tx := range unconfirmed {
 		stored[tx] = true
@@ -508,13 +538,11 @@ func (f *Follower) pending(ctx context.Context, tip payd.BlockRef, now time.Time
 		}
 	}
 	if len(dead) > 0 {
-		again, err := f.node.Tip(ctx)
+		ok, err := settled(ctx)
 		if err != nil {
 			return err
 		}
-		if again.Hash != tip.Hash {
-			f.behind = true
-		} else {
+		if ok {
 			f.log.Info("waiting transactions left the mempool unmined (replaced or double-spent)",
 				slog.Any("tx_hashes", dead))
 			if err := f.store.DropUnconfirmed(ctx, name, dead); err != nil {
@@ -528,6 +556,73 @@ func (f *Follower) pending(ctx context.Context, tip payd.BlockRef, now time.Time
 	return nil
 }
 
+// scan is a run on a Scanner's network (solana): one Scan from the stored
+// head to the tip stores the final blocks that pay watched deposits and
+// the transfers seen but not final yet. The tip is final, so nothing is
+// ever unwound, and a node behind what was stored (a provider's lagging
+// backend) only has nothing new to say. With nothing stored it starts at
+// the tip, as advance does.
+func (f *Follower) scan(ctx context.Context, sc payd.Scanner, tip payd.BlockRef, now time.Time) error {
+	name := f.node.Name()
+	head, err := f.store.ChainHead(ctx, name)
+	if payd.IsNotFound(err) {
+		b, err := f.node.BlockAt(ctx, tip.Height, f.watched)
+		if err != nil {
+			return err
+		}
+		if err := f.store.AddChainBlock(ctx, name, b, now); err != nil {
+			return err
+		}
+		f.log.Info("following the chain from its tip", slog.String("chain", f.node.Chain()), slog.Int64("height", b.Height))
+		head, f.resumed = payd.Block{BlockRef: b.BlockRef, Parent: b.Parent}, true
+		f.notify()
+	} else if err != nil {
+		return err
+	}
+	if !f.resumed {
+		f.log.Info("following the chain", slog.String("chain", f.node.Chain()), slog.Int64("from_height", head.Height+1),
+			slog.Int64("tip", tip.Height))
+		f.resumed = true
+	}
+	f.status.Head = head.BlockRef
+	if tip.Height < head.Height {
+		tip = head.BlockRef
+	}
+	unconfirmed, err := f.store.UnconfirmedTxs(ctx, name)
+	if err != nil {
+		return err
+	}
+	blocks, p, err := sc.Scan(ctx, head.BlockRef, tip, f.watched, unconfirmed)
+	if err != nil {
+		return err
+	}
+	for _, b := range blocks {
+		if b.Height <= head.Height {
+			continue
+		}
+		if held, err := f.renew(ctx); err != nil || !held {
+			f.resumed = false
+			return err
+		}
+		if err := f.store.AddChainBlock(ctx, name, b, now); err != nil {
+			return err
+		}
+		// Blocks of a Scanner are far apart (only those that pay a
+		// deposit, and the tip): prune by the step, not by a multiple.
+		if b.Height/1000 != head.Height/1000 {
+			if err := f.store.PruneChainBlocks(ctx, name, b.Height-f.opts.Keep); err != nil {
+				return err
+			}
+		}
+		head = payd.Block{BlockRef: b.BlockRef, Parent: b.Parent}
+		f.notify()
+	}
+	f.status.Head = head.BlockRef
+	// A transaction the node stopped knowing was not made final: Alive
+	// names those in the blocks just stored, and a final one never leaves.
+	return f.keepPending(ctx, unconfirmed, p, now, func(context.Context) (bool, error) { return true, nil })
+}
+
 // Chain is a followed network as payd.Network: the node's rules, with the
 // transfers the follower stored, counted from the last processed block.
 type Chain struct {
@@ -538,8 +633,8 @@ type Chain struct {
 var _ payd.Network = (*Chain)(nil)
 
 // Transfers reports the stored transfers into the deposits, with their
-// confirmations: the processed head's height minus the block's, plus one;
-// 0 while they wait. It reads the store, never the node, so any replica
+// confirmations: the processed head's height minus the block's, plus one
+// (plus a Scanner's FinalDepth); 0 while they wait. It reads the store, never the node, so any replica
 // answers and a node that is down leaves the last known state.
 func (c *Chain) Transfers(ctx context.Context, deposits []payd.Deposit) ([]payd.Transfer, error) {
 	name := c.Node.Name()
@@ -555,11 +650,17 @@ func (c *Chain) Transfers(ctx context.Context, deposits []payd.Deposit) ([]payd.
 	if err != nil {
 		return nil, err
 	}
+	// A Scanner's blocks are final when stored: a transfer in one counts
+	// the network's final depth, and one more per block since.
+	first := int64(1)
+	if sc, ok := c.Node.(payd.Scanner); ok {
+		first = int64(sc.FinalDepth())
+	}
 	out := make([]payd.Transfer, len(rows))
 	for i, r := range rows {
 		out[i] = r.Transfer
 		if r.Height > 0 {
-			out[i].Confirmations = int(max(0, head.Height-r.Height+1))
+			out[i].Confirmations = int(max(0, head.Height-r.Height+first))
 		}
 	}
 	return out, nil

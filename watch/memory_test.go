@@ -18,15 +18,15 @@ import (
 // addresses in under 200 MB.
 const memWatched = 1_000_000
 
-// addrStore answers WatchedAddresses with a fixed list, as the store does
+// addrStore answers WatchedDeposits with a fixed list, as the store does
 // at a full rebuild; the rest of payd.Store is left nil.
 type addrStore struct {
 	payd.Store
-	addrs func() []string
+	deposits func() []payd.Deposit
 }
 
-func (s addrStore) WatchedAddresses(context.Context, money.Network, time.Time, time.Time) ([]string, error) {
-	return s.addrs(), nil
+func (s addrStore) WatchedDeposits(context.Context, money.Network, time.Time, time.Time) ([]payd.Deposit, error) {
+	return s.deposits(), nil
 }
 
 // keyNode has the WatchKey of a chain adapter and nothing else: on
@@ -61,7 +61,7 @@ func heap() uint64 {
 
 // BenchmarkWatchedSetMemory fills a follower's watched set by refresh, as
 // a full rebuild does, with 1,000,000 addresses, and reports the heap it
-// keeps (set-MB), the address list the store returns, alive only during
+// keeps (set-MB), the deposit list the store returns, alive only during
 // the rebuild (addrs-MB), and the time of a rebuild (ns/op). A rebuild
 // holds the old set, the list and the new set at once, so its peak is
 // about twice set-MB plus addrs-MB.
@@ -76,16 +76,16 @@ func BenchmarkWatchedSetMemory(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 16))
 			base := heap()
-			addrs := make([]string, memWatched)
+			deposits := make([]payd.Deposit, memWatched)
 			var h [20]byte
-			for i := range addrs {
+			for i := range deposits {
 				for j := range h {
 					h[j] = byte(r.Uint32())
 				}
-				addrs[i] = tc.node.prefix + hex.EncodeToString(h[:])
+				deposits[i].Address = tc.node.prefix + hex.EncodeToString(h[:])
 			}
 			addrsMB := float64(heap()-base) / 1e6
-			st := addrStore{addrs: func() []string { return addrs }}
+			st := addrStore{deposits: func() []payd.Deposit { return deposits }}
 			f := NewFollower(st, tc.node, clock.Real{}, slog.New(slog.DiscardHandler), FollowOptions{})
 			var setMB float64
 			for b.Loop() {

@@ -3,6 +3,7 @@ package storetest
 import (
 	"math/big"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,25 +83,33 @@ func testChain(t *testing.T, b *bundle) {
 			t.Fatal("a block of ethereum is bitcoin's head")
 		}
 	})
-	t.Run("WatchedAddresses", func(t *testing.T) {
+	t.Run("WatchedDeposits", func(t *testing.T) {
 		ctx, st := b.setup(t)
 		p := mustCheckoutPayment(t, ctx, st, mustBusiness(t, ctx, st))
 		old := mustCheckout(t, ctx, st, p, money.Bitcoin, nil)
 		late := mustCheckout(t, ctx, st, p, money.Bitcoin, func(c *payd.Checkout) { c.CreatedAt = t0.Add(time.Hour) })
 		mustCheckout(t, ctx, st, p, money.Bitcoin, func(c *payd.Checkout) { c.WatchUntil = t0.Add(time.Minute) })
 		mustCheckout(t, ctx, st, p, money.Ethereum, nil)
-		all, err := st.WatchedAddresses(ctx, money.Bitcoin, t0.Add(2*time.Minute), time.Time{})
+		sol := mustCheckout(t, ctx, st, p, money.Solana, nil)
+		byAddress := func(a, b payd.Deposit) int { return strings.Compare(a.Address, b.Address) }
+		all, err := st.WatchedDeposits(ctx, money.Bitcoin, t0.Add(2*time.Minute), time.Time{})
 		must(t, err)
-		slices.Sort(all)
-		want := []string{old.Crypto.Deposit.Address, late.Crypto.Deposit.Address}
-		slices.Sort(want)
+		slices.SortFunc(all, byAddress)
+		want := []payd.Deposit{old.Crypto.Deposit, late.Crypto.Deposit}
+		slices.SortFunc(want, byAddress)
 		if !slices.Equal(all, want) {
-			t.Fatalf("WatchedAddresses = %v, want %v", all, want)
+			t.Fatalf("WatchedDeposits = %v, want %v", all, want)
 		}
-		recent, err := st.WatchedAddresses(ctx, money.Bitcoin, t0.Add(2*time.Minute), t0.Add(time.Minute))
+		recent, err := st.WatchedDeposits(ctx, money.Bitcoin, t0.Add(2*time.Minute), t0.Add(time.Minute))
 		must(t, err)
-		if !slices.Equal(recent, []string{late.Crypto.Deposit.Address}) {
-			t.Fatalf("WatchedAddresses since = %v", recent)
+		if !slices.Equal(recent, []payd.Deposit{late.Crypto.Deposit}) {
+			t.Fatalf("WatchedDeposits since = %v", recent)
+		}
+		// On solana the reference tells the deposits of one wallet apart.
+		sols, err := st.WatchedDeposits(ctx, money.Solana, t0.Add(2*time.Minute), time.Time{})
+		must(t, err)
+		if len(sols) != 1 || sols[0] != sol.Crypto.Deposit || sols[0].Reference == "" {
+			t.Fatalf("WatchedDeposits on solana = %v, want %v", sols, sol.Crypto.Deposit)
 		}
 	})
 	t.Run("Status", func(t *testing.T) {
