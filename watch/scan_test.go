@@ -54,9 +54,13 @@ func (n *memScanner) Pending(context.Context, payd.Watched, []string, int64) (pa
 	panic("the follower asks a Scanner through Scan")
 }
 
-func (n *memScanner) WatchKey(string) (string, bool) { panic("the follower keys a Scanner's deposits by DepositKey") }
+func (n *memScanner) WatchKey(string) (string, bool) {
+	panic("the follower keys a Scanner's deposits by DepositKey")
+}
 
-func (n *memScanner) DepositKey(d payd.Deposit) (string, bool) { return d.Address + "/" + d.Reference, true }
+func (n *memScanner) DepositKey(d payd.Deposit) (string, bool) {
+	return d.Address + "/" + d.Reference, true
+}
 
 func (n *memScanner) FinalDepth() int { return 32 }
 
