@@ -40,6 +40,9 @@ var sqlitePragmas = map[string][]string{
 	// The checkpointer only checkpoints; it never commits, so it never
 	// checkpoints automatically either.
 	"checkpoint": {"wal_autocheckpoint(0)"},
+	// The backup only reads the database, but VACUUM INTO writes another
+	// file, which query_only forbids.
+	"backup": {"wal_autocheckpoint(0)"},
 	// Migration transactions take the write lock at BEGIN (_txlock below),
 	// so two processes migrating at once never interleave inside one
 	// migration; the one that loses the race retries (migrateSQLite).

@@ -64,6 +64,7 @@ Usage:
   payd devnet advance --seconds S [--url URL]
   payd openapi [--dev]
   payd networks [--json]
+  payd backup --to PATH [--database DSN]
 
 DSN is sqlite:PATH (default sqlite:./payd.db), postgres://... or "host=... dbname=...".
 Commands other than serve, migrate and dev seed need an existing database.
@@ -116,6 +117,8 @@ func runCommand(ctx context.Context, args []string, getenv func(string) string, 
 		return runOpenAPI(ctx, rest, getenv, stdout, stderr)
 	case "networks":
 		return runNetworks(ctx, rest, getenv, stdout, stderr)
+	case "backup":
+		return runBackup(ctx, rest, getenv, stdout, stderr)
 	case "users":
 		return runUsers(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":
