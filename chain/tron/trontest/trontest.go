@@ -158,6 +158,10 @@ func (s *Server) URL() string { return s.srv.URL }
 // Token is the base58 address of the chain's TRC-20 contract.
 func (s *Server) Token() string { return Address(s.token[:]) }
 
+// TokenHex is the token contract's 20 account bytes in hex, as logs
+// carry it.
+func (s *Server) TokenHex() string { return hex.EncodeToString(s.token[:]) }
+
 // Address is the base58 address of 20 account bytes.
 func Address(acc []byte) string {
 	a, err := hd.SampleAddress(money.Tron, acc)
