@@ -119,6 +119,10 @@ type Options struct {
 	Decimals int64
 	// APIKey, when set, must come in the TRON-PRO-API-KEY header.
 	APIKey string
+	// Token is the base58 address of the TRC-20 contract; one of the
+	// server's own when "" (mainnet's USDT, TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t,
+	// stands in for it on a mainnet chain).
+	Token string
 }
 
 // Start starts a chain of the genesis block and one more, serves it on a
@@ -135,6 +139,9 @@ func Start(t testing.TB, o Options) *Server {
 		calls: map[string]int{}, apiKey: o.APIKey, retryAfter: defaultRetryAfter}
 	h := sha256Of("trontest token")
 	copy(s.token[:], h[:20])
+	if o.Token != "" {
+		copy(s.token[:], account(t, o.Token))
+	}
 	s.blocks = []*block{{id: o.Genesis, parent: "957dc2d350daecc7bb6a38f3938ebde0a0c1cedafe15f0edae4256a2907449f6"}}
 	s.mine()
 	mux := http.NewServeMux()
@@ -212,11 +219,13 @@ func (s *Server) mine() {
 }
 
 // Transfer puts a successful transfer of amount token units to the base58
-// address to in the pool, from a sender of its own, and returns its
-// transaction id.
+// address to in the pool, from Sender, and returns its transaction id.
 func (s *Server) Transfer(to string, amount int64) string {
-	return s.Send(false, Log{From: NewAddress("trontest customer"), To: to, Amount: big.NewInt(amount)})
+	return s.Send(false, Log{From: Sender(), To: to, Amount: big.NewInt(amount)})
 }
+
+// Sender is the address Transfer sends from.
+func Sender() string { return NewAddress("trontest customer") }
 
 // Send puts a transaction with logs in the pool, failed (reverted, with
 // no logs on the chain, as the TVM drops a reverted call's logs) or not,
