@@ -202,7 +202,7 @@ func TestTransfers(t *testing.T) {
 	other := trontest.NewAddress("another token")
 	customer := trontest.NewAddress("customer")
 	paid := s.Transfer(b.deposits[0], 25_000_000)
-	s.Transfer(b.deposits[2], 7_000_000) // not watched
+	s.Transfer(b.deposits[2], 7_000_000)                                                                   // not watched
 	s.Send(true, trontest.Log{From: customer, To: b.deposits[0], Amount: big.NewInt(9)})                   // failed
 	s.Send(false, trontest.Log{Contract: other, From: customer, To: b.deposits[0], Amount: big.NewInt(8)}) // another contract
 	s.Send(false, trontest.Log{From: customer, To: b.deposits[0], Amount: big.NewInt(0)})                  // zero: spam
