@@ -85,11 +85,21 @@ func solanaPay(req payd.PaymentRequest) string {
 	)
 }
 
-// trc20 writes a TRC-20 transfer in the EIP-681 shape, without a chain id:
-// tron has one main chain and its addresses cannot be mistaken for
-// another's.
+// trc20 writes a TRC-20 transfer with the mainnet token contract.
 func trc20(req payd.PaymentRequest) string {
 	contract, _ := TokenContract(money.Tron, req.Amount.Asset)
+	return TRC20(contract, req)
+}
+
+// TRC20 writes the request for req as a call of the TRC-20 contract's
+// transfer(address,uint256) in the EIP-681 shape,
+// tron:CONTRACT/transfer?address=ADDRESS&uint256=UNITS, without a chain id:
+// tron addresses cannot be mistaken for another network's. PaymentURI
+// writes it with the mainnet contract; an adapter following a test
+// network (nile, shasta) passes the contract there, so that a wallet is
+// never asked for mainnet's token. The caller checks that the coin moves
+// on the chain.
+func TRC20(contract string, req payd.PaymentRequest) string {
 	return "tron:" + contract + "/transfer" +
 		query(param{"address", req.Deposit.Address}, param{"uint256", units(req.Amount)})
 }

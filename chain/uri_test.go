@@ -260,3 +260,18 @@ func TestEIP681OtherChain(t *testing.T) {
 		}
 	}
 }
+
+// TestTRC20OtherChain writes a request with a test network's token
+// contract, and checks that the mainnet request is TRC20 with Tether's.
+func TestTRC20OtherChain(t *testing.T) {
+	const nileToken = "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf"
+	usdt := request(t, money.USDT, tronAddr, "", "12.50", "")
+	want := "tron:" + nileToken + "/transfer?address=" + tronAddr + "&uint256=12500000"
+	if got := TRC20(nileToken, usdt); got != want {
+		t.Errorf("USDT on nile = %s, want %s", got, want)
+	}
+	contract, _ := TokenContract(money.Tron, money.USDT)
+	if got, want := PaymentURI(money.Tron, usdt), TRC20(contract, usdt); got != want {
+		t.Errorf("PaymentURI = %s, TRC20 = %s", got, want)
+	}
+}

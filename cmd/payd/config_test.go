@@ -42,13 +42,17 @@ func TestChainFlags(t *testing.T) {
 	if got, err := c.chains(env("bitcoin=http://x:1")); err != nil || len(got) != 1 || got[0].network != money.Polygon {
 		t.Fatalf("--chain over PAYD_CHAINS = %+v, %v", got, err)
 	}
+	c = Config{Chains: listFlag{"tron=https://KEY@api.trongrid.io"}}
+	if got, err := c.chains(env("")); err != nil || len(got) != 1 || got[0].network != money.Tron {
+		t.Fatalf("--chain tron = %+v, %v", got, err)
+	}
 	c = Config{Chains: listFlag{"ethereum=wss://u:p@rpc.example/v2/KEY", "polygon=ws://127.0.0.1:8546"}}
 	if got, err := c.chains(env("")); err != nil || len(got) != 2 || got[0].url != "wss://u:p@rpc.example/v2/KEY" {
 		t.Fatalf("--chain over websocket = %+v, %v", got, err)
 	}
 	for _, bad := range []string{"doge=http://x:1", "bitcoin=ftp://x", "bitcoin=ws://x:1", "ethereum=ftp://x:1",
 		"ethereum=httpx://x:1", "bitcoin=", "bitcoin", "solana=http://x:1",
-		"tron=http://x:1", "bitcoin=http://a:1,bitcoin=http://b:1"} {
+		"tron=ws://x:1", "bitcoin=http://a:1,bitcoin=http://b:1"} {
 		c := Config{}
 		if err := c.Chains.Set(bad); err != nil {
 			t.Fatal(err)
@@ -85,6 +89,7 @@ func TestNodeAddressHidesSecrets(t *testing.T) {
 		"https://eth-mainnet.example.com/v2/SECRETKEY": "https://eth-mainnet.example.com",
 		"https://rpc.example.com/?apikey=SECRET&x=1":   "https://rpc.example.com",
 		"http://[::1]:8545":                            "http://[::1]:8545",
+		"https://TRONGRIDKEY@api.trongrid.io":          "https://api.trongrid.io",
 	} {
 		if got := nodeAddress(raw); got != want {
 			t.Errorf("nodeAddress(%q) = %q, want %q", raw, got, want)

@@ -11,6 +11,7 @@ import (
 	"payd/chain/bitcoin"
 	"payd/chain/devnet"
 	"payd/chain/evm"
+	"payd/chain/tron"
 	"payd/clock"
 	"payd/money"
 	"payd/store"
@@ -56,6 +57,9 @@ func openNodes(ctx context.Context, cfg *Config, getenv func(string) string, rat
 			case money.Bitcoin:
 				return bitcoin.New(ctx, s.url, bitcoin.Options{Explorer: explorers[s.network], Clock: clk,
 					Price: price})
+			case money.Tron:
+				return tron.New(ctx, s.url, tron.Options{Tokens: tokens[s.network], Explorer: explorers[s.network],
+					Price: price, Clock: clk})
 			default:
 				return evm.New(ctx, s.network, s.url, evm.Options{Tokens: tokens[s.network],
 					Explorer: explorers[s.network], Price: price, Clock: clk})
