@@ -143,8 +143,8 @@ type CryptoQuote struct {
 	// (NeedsRates) or the checkout predates it. The history keeps every
 	// snapshot a checkout names.
 	ExchangeRatesID string
-	WalletID     string
-	PaymentURI   string
+	WalletID        string
+	PaymentURI      string
 }
 
 // SeenTransfer is a transfer into the deposit as payd last saw it.
