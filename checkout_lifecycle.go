@@ -121,7 +121,7 @@ func quote(due int64, p *Payment, in OpenParams) (*CryptoQuote, money.FeeSplit, 
 	q := &CryptoQuote{Asset: in.Asset, Network: in.Network, Amount: coin, PriorAmount: prior,
 		Deposit: in.Deposit, AddressIndex: in.AddressIndex, Rate: rate, CoinPriceUSD: x.CoinCents(in.Asset),
 		WalletID: in.WalletID}
-	if x != nil {
+	if x != nil && NeedsRates(p.Currency, in.Asset) {
 		q.ExchangeRatesID = x.ID
 	}
 	return q, split, nil

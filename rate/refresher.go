@@ -159,6 +159,18 @@ func (r *Refresher) Latest(ctx context.Context) (*payd.ExchangeRates, error) {
 	return x, nil
 }
 
+// ByID returns one snapshot of the history: the one in memory when it has
+// the id, else the store's (not_found once pruned).
+func (r *Refresher) ByID(ctx context.Context, id string) (*payd.ExchangeRates, error) {
+	r.mu.Lock()
+	x := r.latest
+	r.mu.Unlock()
+	if x != nil && x.ID == id {
+		return x, nil
+	}
+	return r.store.ExchangeRatesByID(ctx, id)
+}
+
 // Fresh returns the newest snapshot only if it is younger than the max age
 // by the service clock, else upstream_unavailable: a checkout must never
 // lock an amount at a price the market has long left.
