@@ -257,7 +257,7 @@ func TestStatic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"BTC": "64000", "ETH": "3200", "SOL": "150", "USDC": "1", "USDT": "1",
+	want := map[string]string{"BTC": "64000", "ETH": "3200", "SOL": "150", "USDC": "1", "USDT": "1", "POL": "0.4", "TRX": "0.12",
 		"USD": "1", "EUR": "1.08", "GBP": "1.27", "CAD": "0.73", "AUD": "0.66"}
 	if !maps.Equal(quoteStrings(got), want) {
 		t.Errorf("Fetch = %v", quoteStrings(got))
