@@ -138,8 +138,13 @@ type CryptoQuote struct {
 	Rate int64
 	// CoinPriceUSD is the coin's price in US cents the quote was made at.
 	CoinPriceUSD int64
-	WalletID     string
-	PaymentURI   string
+	// ExchangeRatesID is the snapshot the quote was made from (xr_), so
+	// its sources can be shown later; "" when the price needed none
+	// (NeedsRates) or the checkout predates it. The history keeps every
+	// snapshot a checkout names.
+	ExchangeRatesID string
+	WalletID        string
+	PaymentURI      string
 }
 
 // SeenTransfer is a transfer into the deposit as payd last saw it.

@@ -118,9 +118,13 @@ func quote(due int64, p *Payment, in OpenParams) (*CryptoQuote, money.FeeSplit, 
 			return nil, split, fmt.Errorf("payment %s: method amount: %w", p.ID, err)
 		}
 	}
-	return &CryptoQuote{Asset: in.Asset, Network: in.Network, Amount: coin, PriorAmount: prior,
+	q := &CryptoQuote{Asset: in.Asset, Network: in.Network, Amount: coin, PriorAmount: prior,
 		Deposit: in.Deposit, AddressIndex: in.AddressIndex, Rate: rate, CoinPriceUSD: x.CoinCents(in.Asset),
-		WalletID: in.WalletID}, split, nil
+		WalletID: in.WalletID}
+	if x != nil && NeedsRates(p.Currency, in.Asset) {
+		q.ExchangeRatesID = x.ID
+	}
+	return q, split, nil
 }
 
 // chooseCheckout makes c the payment's current checkout and records the choice.

@@ -43,13 +43,16 @@ type confirmations struct {
 
 // cryptoQuote is a checkout's coin, amount and deposit (spec 2.5 crypto).
 type cryptoQuote struct {
-	Asset               money.Asset    `json:"asset"`
-	Network             money.Network  `json:"network"`
-	Amount              string         `json:"amount"`
-	Address             string         `json:"address"`
-	Reference           *string        `json:"reference"`
-	PaymentURI          string         `json:"payment_uri"`
-	Rate                minorAmount    `json:"rate"`
+	Asset      money.Asset   `json:"asset"`
+	Network    money.Network `json:"network"`
+	Amount     string        `json:"amount"`
+	Address    string        `json:"address"`
+	Reference  *string       `json:"reference"`
+	PaymentURI string        `json:"payment_uri"`
+	Rate       minorAmount   `json:"rate"`
+	// ExchangeRatesID names the snapshot the quote was made from (GET
+	// /exchange-rates/{id} shows its sources); absent when none was needed.
+	ExchangeRatesID     string         `json:"exchange_rates_id,omitempty"`
 	ReceivedAmount      string         `json:"received_amount"`
 	RemainingAmount     *string        `json:"remaining_amount"`
 	RemainingPaymentURI *string        `json:"remaining_payment_uri"`
@@ -92,7 +95,8 @@ func (s *Server) toCryptoQuote(c *payd.Checkout) *cryptoQuote {
 	sent := c.Sent()
 	out := &cryptoQuote{Asset: q.Asset, Network: q.Network, Amount: q.Amount.String(), Address: q.Deposit.Address,
 		Reference: nilIfEmpty(q.Deposit.Reference), PaymentURI: q.PaymentURI, Rate: minorAmount{q.Rate, c.Currency},
-		ReceivedAmount: sent.String()}
+		ExchangeRatesID: q.ExchangeRatesID,
+		ReceivedAmount:  sent.String()}
 	switch rest := q.Amount.Sub(sent); {
 	case rest.Sign() < 0:
 		over := sent.Sub(q.Amount).String()

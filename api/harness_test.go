@@ -52,6 +52,14 @@ type bundle struct {
 type fixedRates struct{ x *payd.ExchangeRates }
 
 func (f fixedRates) Latest(context.Context) (*payd.ExchangeRates, error) { return f.x, nil }
+func (f fixedRates) Fresh(context.Context) (*payd.ExchangeRates, error)  { return f.x, nil }
+
+func (f fixedRates) ByID(_ context.Context, id string) (*payd.ExchangeRates, error) {
+	if id != f.x.ID {
+		return nil, payd.Errorf(payd.ErrNotFound, "no exchange rates %s", id)
+	}
+	return f.x, nil
+}
 
 func testRates(now time.Time) *payd.ExchangeRates {
 	return &payd.ExchangeRates{

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"payd"
+	"payd/money"
 	"payd/store"
 	"payd/store/storetest"
 )
@@ -16,6 +18,12 @@ type downRates struct{}
 
 func (downRates) Latest(context.Context) (*payd.ExchangeRates, error) {
 	return nil, payd.Errorf(payd.ErrUpstreamUnavailable, "no exchange rates are available right now")
+}
+
+func (d downRates) Fresh(ctx context.Context) (*payd.ExchangeRates, error) { return d.Latest(ctx) }
+
+func (downRates) ByID(context.Context, string) (*payd.ExchangeRates, error) {
+	return nil, payd.Errorf(payd.ErrNotFound, "no exchange rates")
 }
 
 // TestUSDNeedsNoRate is issue 15's item 11: with every rate source down, a
@@ -67,5 +75,115 @@ func TestUSDNeedsNoRate(t *testing.T) {
 			t.Errorf("a USD link offers %d coins and %d cards without rates, want the 6 stablecoin networks and no card (no card provider)",
 				len(offer["crypto"].([]any)), len(offer["card"].([]any)))
 		}
+	})
+}
+
+// staleRates has a snapshot, but none fresh enough to quote from: every
+// source has been down past its freshness limit for over the max age.
+type staleRates struct{ x *payd.ExchangeRates }
+
+func (s staleRates) Latest(context.Context) (*payd.ExchangeRates, error) { return s.x, nil }
+func (s staleRates) Fresh(context.Context) (*payd.ExchangeRates, error) {
+	return nil, payd.Errorf(payd.ErrUpstreamUnavailable, "exchange rates are 11m0s old")
+}
+func (s staleRates) ByID(ctx context.Context, id string) (*payd.ExchangeRates, error) {
+	return fixedRates(s).ByID(ctx, id)
+}
+
+// explainedRates is testRates as the refresher makes it: with fee coins
+// and how it was made.
+func explainedRates(now time.Time) *payd.ExchangeRates {
+	x := testRates(now.Add(-90 * time.Second))
+	x.Coins[money.POL], x.Coins[money.TRX] = 71, 12
+	x.Detail = &payd.RateDetail{
+		Sources: []payd.SourceState{
+			{Name: "coinbase", Status: payd.SourceAnswered, AsOf: x.CreatedAt, Dropped: []payd.DroppedValue{
+				{Code: "BTC", Value: money.MustRate("80000"), Median: money.MustRate("64000.5"), DeviationBps: 2499}}},
+			{Name: "kraken", Status: payd.SourceCached, AsOf: x.CreatedAt.Add(-time.Minute)},
+			{Name: "coingecko", Status: payd.SourceFailed, Error: "rate: coingecko: HTTP 429"},
+			{Name: "ecb", Status: payd.SourceAnswered, AsOf: x.CreatedAt.Truncate(24 * time.Hour)},
+		},
+		Values: map[string]payd.ValueState{"BTC": {Sources: 2, SpreadBps: 3}, "EUR": {Sources: 1}, "POL": {Sources: 1}},
+	}
+	return x
+}
+
+// TestExchangeRatesShowHowTheyWereMade is issue 17's visibility: which
+// sources answered, the spread, the ages; and a checkout names the
+// snapshot it was quoted from, readable by id.
+func TestExchangeRatesShowHowTheyWereMade(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		c := clTest{t, b}
+		x := explainedRates(b.clock.Now())
+		b.srv.rates = fixedRates{x}
+		got := c.data(request{method: "GET", path: "/exchange-rates"}, 200)
+		wantFields(t, got, map[string]any{"id": x.ID, "age_seconds": 90,
+			"fee_coins": map[string]any{"POL": map[string]any{"price_usd": 71}, "TRX": map[string]any{"price_usd": 12}},
+			"values": map[string]any{"BTC": map[string]any{"sources": 2, "spread_bps": 3},
+				"EUR": map[string]any{"sources": 1, "spread_bps": 0}, "POL": map[string]any{"sources": 1, "spread_bps": 0}}})
+		if _, ok := got["coins"].(map[string]any)["TRX"]; ok {
+			t.Error("a fee coin is listed among the coins")
+		}
+		srcs := got["sources"].([]any)
+		wantFields(t, srcs[0].(map[string]any), map[string]any{"name": "coinbase", "status": "answered", "age_seconds": 0,
+			"error": nil, "dropped": []any{map[string]any{"code": "BTC", "value": 80000, "median": 64000.5, "deviation_bps": 2499}}})
+		wantFields(t, srcs[1].(map[string]any), map[string]any{"name": "kraken", "status": "cached", "age_seconds": 60, "dropped": []any{}})
+		wantFields(t, srcs[2].(map[string]any), map[string]any{"name": "coingecko", "status": "failed", "as_of": nil,
+			"age_seconds": nil, "error": "rate: coingecko: HTTP 429"})
+
+		one := c.data(request{method: "GET", path: "/exchange-rates/" + x.ID}, 200)
+		wantFields(t, one, map[string]any{"id": x.ID, "kind": "exchange_rates"})
+		c.call(request{method: "GET", path: "/exchange-rates/xr_gone"}, 404, "not_found")
+
+		// A checkout in a coin names its snapshot; a USD price in USDC needs none.
+		biz := b.newBusiness(false)
+		keys := map[string]any{}
+		for _, k := range newHDWallet(t).Keys() {
+			keys[string(k.Network())] = k.String()
+		}
+		c.data(postWallet(biz.live, jsonBody(map[string]any{"keys": keys})), 201)
+		p := c.data(payPost(biz.live, map[string]any{"amount": 1500, "currency": "USD"}), 201)
+		open := func(asset, network, idem string) map[string]any {
+			return c.data(request{method: "POST", path: "/checkouts", header: map[string]string{"Idempotency-Key": idem},
+				body: jsonBody(map[string]any{"payment_id": p["id"], "rail": "crypto", "asset": asset, "network": network})}, 201)
+		}
+		btc := open("BTC", "bitcoin", "xr-btc")["crypto"].(map[string]any)
+		if btc["exchange_rates_id"] != x.ID {
+			t.Errorf("BTC checkout crypto = %v, want exchange_rates_id %s", btc, x.ID)
+		}
+		usdc := open("USDC", "polygon", "xr-usdc")["crypto"].(map[string]any)
+		if id, ok := usdc["exchange_rates_id"]; ok {
+			t.Errorf("a USD price in USDC names snapshot %v", id)
+		}
+	})
+}
+
+// TestStaleRatesRefuseACoinCheckout is issue 17's "all sources stale":
+// with a snapshot too old to quote from, a checkout in BTC answers 503
+// upstream_unavailable, one in USDC for a USD price still opens, and GET
+// /exchange-rates still shows the old snapshot and its age.
+func TestStaleRatesRefuseACoinCheckout(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		c := clTest{t, b}
+		biz := b.newBusiness(false)
+		keys := map[string]any{}
+		for _, k := range newHDWallet(t).Keys() {
+			keys[string(k.Network())] = k.String()
+		}
+		c.data(postWallet(biz.live, jsonBody(map[string]any{"keys": keys})), 201)
+		x := testRates(b.clock.Now().Add(-11 * time.Minute))
+		b.srv.rates = staleRates{x}
+		p := c.data(payPost(biz.live, map[string]any{"amount": 1500, "currency": "USD"}), 201)
+		open := func(asset, network, idem string) request {
+			return request{method: "POST", path: "/checkouts", header: map[string]string{"Idempotency-Key": idem},
+				body: jsonBody(map[string]any{"payment_id": p["id"], "rail": "crypto", "asset": asset, "network": network})}
+		}
+		c.call(open("BTC", "bitcoin", "stale-btc"), 503, "upstream_unavailable")
+		chk := c.data(open("USDC", "polygon", "stale-usdc"), 201)
+		wantFields(t, chk["crypto"].(map[string]any), map[string]any{"amount": "15.00"})
+		got := c.data(request{method: "GET", path: "/exchange-rates"}, 200)
+		wantFields(t, got, map[string]any{"id": x.ID, "age_seconds": 660})
 	})
 }

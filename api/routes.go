@@ -87,6 +87,7 @@ var (
 func (s *Server) routeTable() []route {
 	rs := []route{
 		{method: "GET", path: "/exchange-rates", h: s.getExchangeRates, access: public},
+		{method: "GET", path: "/exchange-rates/{id}", h: s.getExchangeRatesByID, access: public},
 		{method: "GET", path: "/openapi.json", h: s.getOpenAPI, access: public},
 		// API keys and the team: the dashboard's only (spec 5.5); creating
 		// keys and deciding who reaches the business are sensitive (5.7).

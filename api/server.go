@@ -20,10 +20,18 @@ import (
 // BasePath is where the API lives; its version is part of the path (spec 9).
 const BasePath = "/api/v1"
 
-// RateProvider gives the exchange rates in force.
+// RateProvider gives the exchange rates in force; rate.Refresher is one.
 type RateProvider interface {
-	// Latest returns the newest snapshot, or upstream_unavailable when there is none.
+	// Latest returns the newest snapshot, however old, or
+	// upstream_unavailable when there is none: what GET /exchange-rates
+	// shows.
 	Latest(ctx context.Context) (*payd.ExchangeRates, error)
+	// Fresh returns the newest snapshot only while it is younger than the
+	// max age, else upstream_unavailable: what a price is locked at.
+	Fresh(ctx context.Context) (*payd.ExchangeRates, error)
+	// ByID returns one snapshot of the history; not_found if there is
+	// none with the id.
+	ByID(ctx context.Context, id string) (*payd.ExchangeRates, error)
 }
 
 // Options are the API server's dependencies and settings; cmd/payd fills them.
@@ -105,8 +113,6 @@ type Server struct {
 	cursors  cursorCodec
 	opts     Options
 	mux      *http.ServeMux
-	// ratesBody caches the encoded newest exchange rates.
-	ratesBody ratesBody
 	// sharedClaims says idempotency claims must be in the database because
 	// other processes serve it (PostgreSQL); memory holds them otherwise.
 	sharedClaims bool

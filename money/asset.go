@@ -127,3 +127,16 @@ func Supports(a Asset, n Network) bool {
 	}
 	return false
 }
+
+// The fee coins: the native coins of polygon (POL) and tron (TRX), in which
+// those networks charge their transaction fees. payd never offers or
+// accepts them, so they are not in Assets and not Valid; it only prices
+// them, to show a network fee in US cents.
+const (
+	POL Asset = "POL"
+	TRX Asset = "TRX"
+)
+
+// FeeCoins lists the fee coins the rate sources are asked to price, in a
+// stable order.
+var FeeCoins = []Asset{POL, TRX}

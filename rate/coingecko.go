@@ -43,6 +43,8 @@ var coinGeckoIDs = []struct {
 	{money.SOL, "solana", true},
 	{money.USDC, "usd-coin", false},
 	{money.USDT, "tether", false},
+	{money.POL, "polygon-ecosystem-token", false},
+	{money.TRX, "tron", false},
 }
 
 // Name identifies the source as "coingecko".
@@ -51,8 +53,8 @@ func (g *CoinGecko) Name() string { return "coingecko" }
 // Validity is CoinValidity: a market price is only good for minutes.
 func (g *CoinGecko) Validity() time.Duration { return CoinValidity }
 
-// Fetch returns CoinGecko's US-dollar price of BTC, ETH and SOL (and of USDC
-// and USDT when reported).
+// Fetch returns CoinGecko's US-dollar price of BTC, ETH and SOL (and of USDC,
+// USDT and the fee coins POL and TRX when reported).
 func (g *CoinGecko) Fetch(ctx context.Context) (payd.Quotes, error) {
 	ids := make([]string, len(coinGeckoIDs))
 	for i, c := range coinGeckoIDs {

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+	"time"
 
 	"payd"
 	"payd/money"
@@ -17,7 +18,17 @@ import (
 // eighteen meaningless digits into every response.
 const FiatDecimals = 6
 
-// Report is one source's successful answer, as Combine takes it.
+// Outlier thresholds: a value farther than this from the median of every
+// source's value is dropped (docs/rates.md, "Outliers"). Reference rates of
+// two central banks a few hours apart differ by well under half a percent,
+// and exchanges' last trades by well under one; beyond these a source has a
+// wrong pair, a stuck feed or a broken market, not a different opinion.
+const (
+	FiatOutlierBps = 200
+	CoinOutlierBps = 500
+)
+
+// Report is one source's part in a refresh, as Combine takes it.
 type Report struct {
 	// Source is the source's Name, recorded in ExchangeRates.Sources.
 	Source string
@@ -26,44 +37,64 @@ type Report struct {
 	// Cached marks a report reused from an earlier refresh because the
 	// source failed this time; Sources then lists it with CachedSuffix.
 	Cached bool
+	// AsOf is when the report's values are from (RateDetail); zero leaves
+	// it unknown.
+	AsOf time.Time
+	// Err marks a source that failed with no usable report: it adds
+	// nothing but its line in the snapshot's Detail.
+	Err error
 }
 
 // Combine builds one snapshot from the reports of the sources that
-// answered. Per coin and per currency it takes the median of the reports
-// that carry it; with an even count, the exact mean of the two middle
-// values, so no source's rounding decides a tie. Coin prices become whole
-// US cents (nearest, half away from zero) and fiat rates keep FiatDecimals
-// decimals.
+// answered. Per coin and per currency it drops outliers (see outliers) and
+// takes the median of the rest; with an even count, the exact mean of the
+// two middle values, so no source's rounding decides a tie. Coin prices
+// become whole US cents (nearest, half away from zero) and fiat rates keep
+// FiatDecimals decimals.
 //
 // Stablecoins are exactly 100 cents and USD exactly 1 whatever sources say
 // (spec 2.11 rule 8), so they need no source. Every other coin and currency
 // needs at least one, or Combine fails naming each one missing: a snapshot
 // with a hole would make checkouts in that coin or currency fail later and
-// less clearly. A cached report counts like a fresh one; only its entry in
-// Sources differs. The ID and CreatedAt of the result are left to the
-// caller.
+// less clearly. Fee coins (money.FeeCoins) are priced when some source
+// reports them and are otherwise left out. A cached report counts like a
+// fresh one; only its entry in Sources differs. The ID and CreatedAt of the
+// result are left to the caller; dropped values are in Detail, for the
+// caller to log.
 func Combine(reports []Report) (*payd.ExchangeRates, error) {
 	x := &payd.ExchangeRates{
-		Coins: map[money.Asset]int64{},
-		Fiat:  map[money.Currency]money.Rate{money.USD: money.MustRate("1")},
+		Coins:  map[money.Asset]int64{},
+		Fiat:   map[money.Currency]money.Rate{money.USD: money.MustRate("1")},
+		Detail: &payd.RateDetail{Values: map[string]payd.ValueState{}},
 	}
+	dropped := make([][]payd.DroppedValue, len(reports))
 	var missing []string
-	for _, a := range money.Assets {
-		cents, ok, err := combineCoin(reports, a)
-		switch {
-		case err != nil:
-			return nil, err
-		case !ok:
-			missing = append(missing, string(a))
-		default:
-			x.Coins[a] = cents
+	coins := append(slices.Clone(money.Assets), money.FeeCoins...)
+	for _, a := range coins {
+		if a.Stable() {
+			x.Coins[a] = money.StableUSDCents
+			continue
 		}
+		m := combineValue(reports, string(a), CoinOutlierBps, x.Detail, dropped,
+			func(q payd.Quotes) (money.Rate, bool) { r, ok := q.Coins[a]; return r, ok })
+		if m == nil {
+			if !slices.Contains(money.FeeCoins, a) {
+				missing = append(missing, string(a))
+			}
+			continue
+		}
+		cents := money.Round(m.Mul(m, big.NewRat(100, 1)))
+		if !cents.IsInt64() || cents.Sign() <= 0 {
+			return nil, fmt.Errorf("rate: %s combines to %s cents, which no checkout can quote", a, cents)
+		}
+		x.Coins[a] = cents.Int64()
 	}
 	for _, c := range money.Currencies {
 		if c == money.USD {
 			continue
 		}
-		m := median(reports, func(q payd.Quotes) (money.Rate, bool) { r, ok := q.Fiat[c]; return r, ok })
+		m := combineValue(reports, string(c), FiatOutlierBps, x.Detail, dropped,
+			func(q payd.Quotes) (money.Rate, bool) { r, ok := q.Fiat[c]; return r, ok })
 		if m == nil {
 			missing = append(missing, string(c))
 			continue
@@ -77,7 +108,18 @@ func Combine(reports []Report) (*payd.ExchangeRates, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("rate: no source reported %s", strings.Join(missing, ", "))
 	}
-	for _, r := range reports {
+	for i, r := range reports {
+		st := payd.SourceState{Name: r.Source, Status: payd.SourceAnswered, AsOf: r.AsOf, Dropped: dropped[i]}
+		switch {
+		case r.Err != nil:
+			st.Status, st.AsOf, st.Error = payd.SourceFailed, time.Time{}, r.Err.Error()
+		case r.Cached:
+			st.Status = payd.SourceCached
+		}
+		x.Detail.Sources = append(x.Detail.Sources, st)
+		if r.Err != nil {
+			continue
+		}
 		name := r.Source
 		if r.Cached {
 			name += CachedSuffix
@@ -87,42 +129,100 @@ func Combine(reports []Report) (*payd.ExchangeRates, error) {
 	return x, nil
 }
 
-// combineCoin returns the coin's price in US cents and whether any report
-// (or, for stablecoins, the rule) gave one.
-func combineCoin(reports []Report, a money.Asset) (int64, bool, error) {
-	if a.Stable() {
-		return 100, true, nil
-	}
-	m := median(reports, func(q payd.Quotes) (money.Rate, bool) { r, ok := q.Coins[a]; return r, ok })
-	if m == nil {
-		return 0, false, nil
-	}
-	cents := money.Round(m.Mul(m, big.NewRat(100, 1)))
-	if !cents.IsInt64() || cents.Sign() <= 0 {
-		return 0, false, fmt.Errorf("rate: %s combines to %s cents, which no checkout can quote", a, cents)
-	}
-	return cents.Int64(), true, nil
+// sourced is one report's value for one coin or currency.
+type sourced struct {
+	report int
+	v      *big.Rat
 }
 
-// median returns the median of the values pick finds in the reports, or nil
-// when none has one. Zero values are skipped: they mean "unset", never a
-// price, and check refuses them before sources get here.
-func median(reports []Report, pick func(payd.Quotes) (money.Rate, bool)) *big.Rat {
-	var vs []*big.Rat
-	for _, r := range reports {
-		if v, ok := pick(r.Quotes); ok && !v.IsZero() {
-			vs = append(vs, v.Rat())
+// combineValue returns the median of the values pick finds in the usable
+// reports after outliers are dropped, or nil when none is left; it records
+// the value's state in d and each dropped value under its report.
+func combineValue(reports []Report, code string, limitBps int64, d *payd.RateDetail,
+	dropped [][]payd.DroppedValue, pick func(payd.Quotes) (money.Rate, bool)) *big.Rat {
+	var vs []sourced
+	for i, r := range reports {
+		// Zero means "unset", never a price; check refuses zeros before
+		// sources get here.
+		if v, ok := pick(r.Quotes); ok && r.Err == nil && !v.IsZero() {
+			vs = append(vs, sourced{i, v.Rat()})
 		}
 	}
 	if len(vs) == 0 {
 		return nil
 	}
-	slices.SortFunc(vs, func(a, b *big.Rat) int { return a.Cmp(b) })
+	kept, out := outliers(vs, limitBps)
+	for _, o := range out {
+		dropped[o.report] = append(dropped[o.report], o.dropped(code))
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	m := median(kept)
+	d.Values[code] = payd.ValueState{Sources: len(kept), SpreadBps: bps(new(big.Rat).Sub(kept[len(kept)-1].v, kept[0].v), m)}
+	return m
+}
+
+// outlier is a value left out, with the median it was measured against.
+type outlier struct {
+	sourced
+	median *big.Rat
+	dev    int64
+}
+
+func (o outlier) dropped(code string) payd.DroppedValue {
+	v, _ := truncatedRate(o.v)
+	m, _ := truncatedRate(o.median)
+	return payd.DroppedValue{Code: code, Value: v, Median: m, DeviationBps: o.dev}
+}
+
+// outliers splits values into those kept, sorted, and those farther than
+// limitBps from the median of all of them. The median of all (not of "the
+// others") is the yardstick because, with three sources and one far off,
+// the median of the other two of a good source is dragged halfway to the
+// bad one. With two sources neither can be told wrong: when they lie
+// farther apart than the limit allows either from their mean, both are
+// dropped and the value is missing from this refresh. One source is kept
+// as it is: there is nothing to compare it with.
+func outliers(vs []sourced, limitBps int64) (kept []sourced, out []outlier) {
+	slices.SortFunc(vs, func(a, b sourced) int { return a.v.Cmp(b.v) })
+	if len(vs) < 2 {
+		return vs, nil
+	}
+	m := median(vs)
+	for _, s := range vs {
+		dev := bps(new(big.Rat).Sub(s.v, m), m)
+		if dev > limitBps {
+			out = append(out, outlier{s, m, dev})
+		} else {
+			kept = append(kept, s)
+		}
+	}
+	if len(vs) == 2 && len(out) > 0 {
+		return nil, []outlier{{vs[0], m, bps(new(big.Rat).Sub(vs[0].v, m), m)}, {vs[1], m, bps(new(big.Rat).Sub(vs[1].v, m), m)}}
+	}
+	return kept, out
+}
+
+// bps is |diff| ÷ base in basis points, rounded down.
+func bps(diff, base *big.Rat) int64 {
+	r := new(big.Rat).Quo(new(big.Rat).Abs(diff), base)
+	r.Mul(r, big.NewRat(10_000, 1))
+	n := new(big.Int).Quo(r.Num(), r.Denom())
+	if !n.IsInt64() {
+		return 1 << 62
+	}
+	return n.Int64()
+}
+
+// median returns the median of sorted values; with an even count, the
+// exact mean of the two middle ones.
+func median(vs []sourced) *big.Rat {
 	mid := len(vs) / 2
 	if len(vs)%2 == 1 {
-		return vs[mid]
+		return new(big.Rat).Set(vs[mid].v)
 	}
-	sum := new(big.Rat).Add(vs[mid-1], vs[mid])
+	sum := new(big.Rat).Add(vs[mid-1].v, vs[mid].v)
 	return sum.Quo(sum, big.NewRat(2, 1))
 }
 

@@ -38,9 +38,9 @@ func TestCombineMedian(t *testing.T) {
 		{
 			name: "odd count takes the middle value, whatever the order",
 			reports: []map[string]string{
-				with(fiatOnly, "BTC", "64100", "ETH", "3000", "SOL", "150"),
-				with(fiatOnly, "BTC", "10000", "ETH", "3300", "SOL", "151"),
-				with(fiatOnly, "BTC", "64000", "ETH", "3200", "SOL", "900"),
+				with(fiatOnly, "BTC", "64100", "ETH", "3150", "SOL", "150"),
+				with(fiatOnly, "BTC", "63900", "ETH", "3300", "SOL", "151"),
+				with(fiatOnly, "BTC", "64000", "ETH", "3200", "SOL", "152"),
 			},
 			wantCoins: map[money.Asset]int64{"BTC": 6400000, "ETH": 320000, "SOL": 15100, "USDC": 100, "USDT": 100},
 		},

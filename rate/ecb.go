@@ -22,12 +22,17 @@ const ECBURL = "https://www.ecb.europa.eu"
 // days old over Easter; a week means the feed has stopped.
 const ECBMaxAge = 7 * 24 * time.Hour
 
-// ECBValidity is how long a fetched ECB report stands in for the source
-// while it fails. The bank publishes once per TARGET working day, so a
-// report stays current over a weekend and most holidays; four days bridge
-// an outage across a long weekend, after which the fiat rates are too old
-// to quote and refreshes fail.
-const ECBValidity = 4 * 24 * time.Hour
+// ReferenceValidity is the freshness limit of a central bank's reference
+// rates, counted from their reference date (Quotes.AsOf), whether the file
+// was just fetched or is a kept report standing in for a failed fetch.
+// The banks publish once per working day in the afternoon, so the newest
+// file is up to three and a half days old over a weekend and nearly six
+// over Easter (Thursday's rates until Tuesday afternoon); six days bridge
+// that, after which the rates are too old to quote and are not used.
+const ReferenceValidity = 6 * 24 * time.Hour
+
+// ECBValidity is the ECB's freshness limit, ReferenceValidity.
+const ECBValidity = ReferenceValidity
 
 // ECB reads the euro foreign exchange reference rates
 // (GET /stats/eurofxref/eurofxref-daily.xml), the price currencies' only
@@ -47,7 +52,8 @@ func NewECB(client *http.Client, baseURL string, clk clock.Clock) *ECB {
 // Name identifies the source as "ecb".
 func (e *ECB) Name() string { return "ecb" }
 
-// Validity is ECBValidity: the rates change once per working day.
+// Validity is ECBValidity, counted from the file's reference date: the
+// rates change once per working day.
 func (e *ECB) Validity() time.Duration { return ECBValidity }
 
 // Fetch returns US dollars per unit of EUR, GBP, CAD and AUD.
@@ -120,6 +126,7 @@ func parseECB(body []byte) (payd.Quotes, time.Time, error) {
 		perEUR[r.Currency] = x.Rat()
 	}
 	q, err := ecbQuotes(perEUR)
+	q.AsOf = day
 	return q, day, err
 }
 

@@ -72,3 +72,19 @@ func FuzzECB(f *testing.F) {
 		}
 	})
 }
+
+func FuzzBankOfCanada(f *testing.F) {
+	f.Add(readTestdata(f, "boc_fx_rates_daily.json"))
+	f.Add([]byte(`{"observations":[{"d":"2024-05-17","FXUSDCAD":{"v":1.362},"FXEURCAD":{"v":"1.48"},"FXGBPCAD":{"v":"1.7"},"FXAUDCAD":{"v":"9.1e-1"}}]}`))
+	f.Add([]byte(`{"observations":[]}`))
+	f.Add([]byte(`{"observations":[{"d":"2024-05-17","FXUSDCAD":{"v":"0"}}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		q, err := parseBankOfCanada(body)
+		if err == nil {
+			wantPositive(t, q)
+			if q.AsOf.IsZero() {
+				t.Fatal("accepted an answer without its date")
+			}
+		}
+	})
+}

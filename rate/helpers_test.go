@@ -49,6 +49,17 @@ func (s *memStore) LatestExchangeRates(context.Context) (*payd.ExchangeRates, er
 	return slices.MaxFunc(s.rows, func(a, b *payd.ExchangeRates) int { return a.CreatedAt.Compare(b.CreatedAt) }), nil
 }
 
+func (s *memStore) ExchangeRatesByID(_ context.Context, id string) (*payd.ExchangeRates, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, x := range s.rows {
+		if x.ID == id {
+			return x, nil
+		}
+	}
+	return nil, payd.Errorf(payd.ErrNotFound, "no exchange rates %s", id)
+}
+
 func (s *memStore) DeleteExchangeRatesBefore(ctx context.Context, t time.Time) (int, error) {
 	newest, err := s.LatestExchangeRates(ctx)
 	if err != nil {
@@ -111,8 +122,8 @@ func quotes(t *testing.T, kv map[string]string) payd.Quotes {
 	q := payd.Quotes{Coins: map[money.Asset]money.Rate{}, Fiat: map[money.Currency]money.Rate{}}
 	for k, v := range kv {
 		r := money.MustRate(v)
-		if a, ok := money.ParseAsset(k); ok {
-			q.Coins[a] = r
+		if _, ok := money.ParseAsset(k); ok || slices.Contains(money.FeeCoins, money.Asset(k)) {
+			q.Coins[money.Asset(k)] = r
 		} else if c, ok := money.ParseCurrency(k); ok {
 			q.Fiat[c] = r
 		} else {

@@ -46,6 +46,9 @@ var krakenPairs = []krakenPair{
 	// pins them to one dollar, so an answer without them is still whole.
 	{money.USDC, "USDCUSD", []string{"USDCUSD"}, false},
 	{money.USDT, "USDTUSD", []string{"USDTZUSD", "USDTUSD"}, false},
+	// Fee coins are optional too: a snapshot never waits for them.
+	{money.POL, "POLUSD", []string{"POLUSD"}, false},
+	{money.TRX, "TRXUSD", []string{"TRXUSD"}, false},
 }
 
 // Name identifies the source as "kraken".
@@ -54,8 +57,8 @@ func (k *Kraken) Name() string { return "kraken" }
 // Validity is CoinValidity: a market price is only good for minutes.
 func (k *Kraken) Validity() time.Duration { return CoinValidity }
 
-// Fetch returns the last trade price of BTC, ETH and SOL (and of USDC and
-// USDT when Kraken lists them) in US dollars.
+// Fetch returns the last trade price of BTC, ETH and SOL (and of USDC,
+// USDT and the fee coins POL and TRX when Kraken lists them) in US dollars.
 func (k *Kraken) Fetch(ctx context.Context) (payd.Quotes, error) {
 	asks := make([]string, len(krakenPairs))
 	for i, p := range krakenPairs {

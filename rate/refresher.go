@@ -159,6 +159,18 @@ func (r *Refresher) Latest(ctx context.Context) (*payd.ExchangeRates, error) {
 	return x, nil
 }
 
+// ByID returns one snapshot of the history: the one in memory when it has
+// the id, else the store's (not_found once pruned).
+func (r *Refresher) ByID(ctx context.Context, id string) (*payd.ExchangeRates, error) {
+	r.mu.Lock()
+	x := r.latest
+	r.mu.Unlock()
+	if x != nil && x.ID == id {
+		return x, nil
+	}
+	return r.store.ExchangeRatesByID(ctx, id)
+}
+
 // Fresh returns the newest snapshot only if it is younger than the max age
 // by the service clock, else upstream_unavailable: a checkout must never
 // lock an amount at a price the market has long left.
@@ -181,7 +193,8 @@ func (r *Refresher) unavailable(msg string) *payd.Error {
 
 // RunOnce asks every source at once, combines the answers, stores the
 // snapshot and prunes old history. A source that fails is logged and
-// replaced by its kept report while that is valid, or left out; the
+// replaced by its kept report while that is valid, or left out; a value
+// far from the others is dropped and logged (Combine); the
 // snapshot is kept in memory only once stored, so every id served can be
 // found in the store later. A refresh cut short by ctx (shutdown) makes
 // nothing and logs nothing: every failure in it would be ctx's.
@@ -198,16 +211,15 @@ func (r *Refresher) RunOnce(ctx context.Context) (err error) {
 		return context.Cause(ctx)
 	}
 	now := r.clock.Now()
-	var reports []Report
+	reports := make([]Report, len(r.sources))
 	for i, t := range r.sources {
-		if rep, ok := r.report(t, results[i], now); ok {
-			reports = append(reports, rep)
-		}
+		reports[i] = r.report(t, results[i], now)
 	}
 	x, err := Combine(reports)
 	if err != nil {
 		return err
 	}
+	r.logOutliers(x)
 	x.ID = payd.NewID(PrefixExchangeRates)
 	x.CreatedAt = now
 	if err := r.store.CreateExchangeRates(ctx, x); err != nil {
@@ -218,6 +230,19 @@ func (r *Refresher) RunOnce(ctx context.Context) (err error) {
 		return fmt.Errorf("rate: pruning history: %w", err)
 	}
 	return nil
+}
+
+// logOutliers logs every value of x's sources dropped for lying far from
+// the others, with the values, so an operator sees a source going wrong
+// before it matters.
+func (r *Refresher) logOutliers(x *payd.ExchangeRates) {
+	for _, s := range x.Detail.Sources {
+		for _, d := range s.Dropped {
+			r.log.Warn("rate: source far from the others, dropped", slog.String("source", s.Name),
+				slog.String("code", d.Code), slog.String("value", d.Value.String()),
+				slog.String("median", d.Median.String()), slog.Int64("deviation_bps", d.DeviationBps))
+		}
+	}
 }
 
 // fetchAll asks every source concurrently and returns their answers in

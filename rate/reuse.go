@@ -1,6 +1,7 @@
 package rate
 
 import (
+	"fmt"
 	"log/slog"
 	"math"
 	"time"
@@ -38,11 +39,12 @@ type tracked struct {
 	src      payd.RateSource
 	validity time.Duration
 
-	// last is the newest good answer, fetched at fetchedAt; nil when there
-	// is none or it expired. Only the refresh in progress touches them
-	// (Refresher.runMu).
+	// last is the newest good answer, fetched at fetchedAt with values as
+	// of asOf; nil when there is none or it expired. Only the refresh in
+	// progress touches them (Refresher.runMu).
 	last      *payd.Quotes
 	fetchedAt time.Time
+	asOf      time.Time
 }
 
 // track wraps sources with their validity.
@@ -65,36 +67,54 @@ type result struct {
 	err error
 }
 
+// asOf is when res's values are from: the source's own date, or the fetch.
+func (res result) asOf() time.Time {
+	if res.q.AsOf.IsZero() {
+		return res.at
+	}
+	return res.q.AsOf
+}
+
 // report returns what t contributes to the refresh that got res: the
 // fresh answer, which then becomes the one kept; or, when the source
-// failed, the kept one while it is younger than the source's validity.
-// Every use of a kept report is logged, and so is its expiry, once, after
-// which the source is simply skipped until it answers again.
-func (r *Refresher) report(t *tracked, res result, now time.Time) (Report, bool) {
+// failed, the kept one while its values are younger than the source's
+// validity (its freshness limit). A fresh answer whose own date is already
+// past that limit is refused like a failure. What is not used comes back
+// with Err set, for the snapshot's Detail. Every use of a kept report is
+// logged, and so is its expiry, once, after which the source is simply
+// skipped until it answers again.
+func (r *Refresher) report(t *tracked, res result, now time.Time) Report {
 	name := t.src.Name()
 	if res.err == nil {
-		if t.validity > 0 {
-			t.last, t.fetchedAt = &res.q, res.at
+		asOf := res.asOf()
+		if age := now.Sub(asOf); !res.q.AsOf.IsZero() && t.validity > 0 && age >= t.validity {
+			r.log.Warn("rate: source's values too old, source skipped", slog.String("source", name),
+				slog.Time("as_of", asOf), slog.Duration("age", age), slog.Duration("validity", t.validity))
+			return Report{Source: name, Err: fmt.Errorf("rate: %s: values of %s are %s old, limit %s", name,
+				asOf.Format(time.RFC3339), age.Round(time.Minute), t.validity)}
 		}
-		return Report{Source: name, Quotes: res.q}, true
+		if t.validity > 0 {
+			t.last, t.fetchedAt, t.asOf = &res.q, res.at, asOf
+		}
+		return Report{Source: name, Quotes: res.q, AsOf: asOf}
 	}
 	if t.last == nil {
 		r.log.Warn("rate: source skipped", slog.String("source", name), slog.Any("error", res.err))
-		return Report{}, false
+		return Report{Source: name, Err: res.err}
 	}
-	age := now.Sub(t.fetchedAt)
+	age := now.Sub(t.asOf)
 	if age >= t.validity {
 		r.log.Warn("rate: cached report expired, source skipped", slog.String("source", name),
-			slog.Any("error", res.err), slog.Time("fetched_at", t.fetchedAt),
+			slog.Any("error", res.err), slog.Time("fetched_at", t.fetchedAt), slog.Time("as_of", t.asOf),
 			slog.Duration("age", age), slog.Duration("validity", t.validity))
 		t.last = nil
-		return Report{}, false
+		return Report{Source: name, Err: res.err}
 	}
 	attrs := []any{slog.String("source", name), slog.Any("error", res.err),
-		slog.Time("fetched_at", t.fetchedAt), slog.Duration("age", age)}
+		slog.Time("fetched_at", t.fetchedAt), slog.Time("as_of", t.asOf), slog.Duration("age", age)}
 	if t.validity != forever {
-		attrs = append(attrs, slog.Time("expires_at", t.fetchedAt.Add(t.validity)))
+		attrs = append(attrs, slog.Time("expires_at", t.asOf.Add(t.validity)))
 	}
 	r.log.Warn("rate: source failed, using its cached report", attrs...)
-	return Report{Source: name, Quotes: *t.last, Cached: true}, true
+	return Report{Source: name, Quotes: *t.last, Cached: true, AsOf: t.asOf}
 }

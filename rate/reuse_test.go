@@ -25,7 +25,8 @@ func TestSourcesStateTheirValidity(t *testing.T) {
 		{NewCoinbase(nil, ""), 2 * time.Minute},
 		{NewKraken(nil, ""), 2 * time.Minute},
 		{NewCoinGecko(nil, "", ""), 2 * time.Minute},
-		{NewECB(nil, "", nil), 4 * 24 * time.Hour},
+		{NewECB(nil, "", nil), 6 * 24 * time.Hour},
+		{NewBankOfCanada(nil, ""), 6 * 24 * time.Hour},
 		{NewStatic(DevQuotes()), forever},
 	}
 	for _, tt := range tests {
@@ -70,7 +71,7 @@ func wantSnapshot(t *testing.T, b *refresherBundle, sources []string, check func
 	}
 }
 
-func TestRefresherReusesTheECBReportForFourDays(t *testing.T) {
+func TestRefresherReusesTheECBReportForSixDaysFromItsDate(t *testing.T) {
 	var down atomic.Bool
 	ecbFile := readTestdata(t, "ecb_daily.xml")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -88,30 +89,32 @@ func TestRefresherReusesTheECBReportForFourDays(t *testing.T) {
 
 	wantSnapshot(t, b, []string{"static", "ecb"}, ecbEUR)
 	down.Store(true)
-	// Every hour for four days the cached fiat keeps snapshots coming, up
-	// to the last refresh before the report is four days old.
-	for b.clock.Now().Sub(fileDay) < ECBValidity-time.Hour {
+	// Every hour the cached fiat keeps snapshots coming, up to the last
+	// refresh before the file's reference date is six days old.
+	refDay := fileDay.Truncate(24 * time.Hour)
+	for b.clock.Now().Sub(refDay) < ECBValidity-time.Hour {
 		b.clock.Advance(time.Hour)
 		wantSnapshot(t, b, []string{"static", "ecb (cached)"}, ecbEUR)
 	}
 	b.clock.Advance(time.Hour - time.Second)
 	wantSnapshot(t, b, []string{"static", "ecb (cached)"}, ecbEUR)
-	if n := b.store.len(); n != 4*24+1 {
+	if n := b.store.len(); n != 1+128+1 {
 		t.Errorf("%d snapshots stored, want one per refresh", n)
 	}
 	for _, want := range []string{"rate: source failed, using its cached report", "source=ecb", "HTTP 503",
-		"fetched_at=2024-05-17T15:00:00.000Z", "age=95h59m59s", "expires_at=2024-05-21T15:00:00.000Z"} {
+		"fetched_at=2024-05-17T15:00:00.000Z", "as_of=2024-05-17T00:00:00.000Z", "age=143h59m59s",
+		"expires_at=2024-05-23T00:00:00.000Z"} {
 		if !strings.Contains(b.logged(), want) {
 			t.Fatalf("log lacks %q:\n%s", want, b.logged())
 		}
 	}
 
-	// Four days after the fetch the report has expired: no fiat, no snapshot.
+	// Six days after its date the report has expired: no fiat, no snapshot.
 	b.clock.Advance(time.Second)
 	last, _ := b.r.Latest(context.Background())
 	err := b.r.RunOnce(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "no source reported EUR, GBP, CAD, AUD") {
-		t.Fatalf("RunOnce at +4d = %v", err)
+		t.Fatalf("RunOnce at +6d = %v", err)
 	}
 	b.clock.Advance(DefaultInterval)
 	if err := b.r.RunOnce(context.Background()); err == nil {
@@ -127,13 +130,18 @@ func TestRefresherReusesTheECBReportForFourDays(t *testing.T) {
 	if n := strings.Count(log, "rate: cached report expired, source skipped"); n != 1 {
 		t.Errorf("expiry logged %d times:\n%s", n, log)
 	}
-	if !strings.Contains(log, "validity=96h0m0s") || !strings.Contains(log, `msg="rate: source skipped" source=ecb`) {
+	if !strings.Contains(log, "validity=144h0m0s") || !strings.Contains(log, `msg="rate: source skipped" source=ecb`) {
 		t.Errorf("log lacks the expiry's validity or the skip after it:\n%s", log)
 	}
 
-	// The ECB answers again (its file is now 4 days old, within ECBMaxAge).
+	// The ECB answers again, but with the same file, now too old to use.
 	down.Store(false)
-	wantSnapshot(t, b, []string{"static", "ecb"}, ecbEUR)
+	if err := b.r.RunOnce(context.Background()); err == nil {
+		t.Fatal("RunOnce with a six-day-old file succeeded")
+	}
+	if !strings.Contains(b.logged(), `msg="rate: source's values too old, source skipped" source=ecb`) {
+		t.Errorf("log lacks the refusal of the old file:\n%s", b.logged())
+	}
 }
 
 func TestRefresherDropsACoinSourceAfterTwoMinutes(t *testing.T) {

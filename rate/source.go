@@ -1,7 +1,7 @@
 // Package rate gets the prices payd quotes from: a static table for
 // development and tests, public price services (Coinbase, Kraken, CoinGecko)
-// for coins and the European Central Bank's reference rates for price
-// currencies. Combine takes the median of what the sources agree on and the
+// for coins and the reference rates of the European Central Bank and the
+// Bank of Canada for price currencies. Combine takes the median of what the sources agree on and the
 // Refresher keeps a fresh snapshot, with history, in the store.
 //
 // See docs/rates.md for the sources, the combining rules and what the API
@@ -168,6 +168,9 @@ var coinBounds = map[money.Asset]bounds{
 	money.SOL:  {money.MustRate("0.1"), money.MustRate("100000")},
 	money.USDC: {money.MustRate("0.01"), money.MustRate("100")},
 	money.USDT: {money.MustRate("0.01"), money.MustRate("100")},
+	// The fee coins have traded between a few cents and a few dollars.
+	money.POL: {money.MustRate("0.001"), money.MustRate("1000")},
+	money.TRX: {money.MustRate("0.001"), money.MustRate("1000")},
 }
 
 var fiatBounds = map[money.Currency]bounds{

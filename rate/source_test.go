@@ -21,6 +21,7 @@ const (
 	krakenPath  = "/0/public/Ticker"
 	geckoPath   = "/api/v3/simple/price"
 	ecbPath     = "/stats/eurofxref/eurofxref-daily.xml"
+	bocPath     = "/valet/observations/group/FX_RATES_DAILY/json"
 )
 
 // coinbaseReplies are the three recorded spot answers.
@@ -51,16 +52,16 @@ func TestSourcesParseRecordedAnswers(t *testing.T) {
 			replies: map[string]reply{krakenPath: {file: "kraken_ticker.json"}},
 			source:  func(url string) payd.RateSource { return NewKraken(nil, url) },
 			want: map[string]string{"BTC": "66920.1", "ETH": "3092.79", "SOL": "171.27",
-				"USDC": "0.9999", "USDT": "1.0002"},
-			query: "pair=XBTUSD,ETHUSD,SOLUSD,USDCUSD,USDTUSD",
+				"USDC": "0.9999", "USDT": "1.0002", "POL": "0.7123", "TRX": "0.12145"},
+			query: "pair=XBTUSD,ETHUSD,SOLUSD,USDCUSD,USDTUSD,POLUSD,TRXUSD",
 		},
 		{
 			name:    "coingecko",
 			replies: map[string]reply{geckoPath: {file: "coingecko_simple_price.json"}},
 			source:  func(url string) payd.RateSource { return NewCoinGecko(nil, url, "") },
 			want: map[string]string{"BTC": "66905", "ETH": "3091.12", "SOL": "171.3",
-				"USDC": "0.999793", "USDT": "1"},
-			query: "ids=bitcoin,ethereum,solana,usd-coin,tether&vs_currencies=usd",
+				"USDC": "0.999793", "USDT": "1", "POL": "0.712345", "TRX": "0.1214"},
+			query: "ids=bitcoin,ethereum,solana,usd-coin,tether,polygon-ecosystem-token,tron&vs_currencies=usd",
 		},
 		{
 			name:    "ecb",
@@ -68,6 +69,14 @@ func TestSourcesParseRecordedAnswers(t *testing.T) {
 			source:  func(url string) payd.RateSource { return NewECB(nil, url, nil) },
 			want: map[string]string{"EUR": "1.0866", "GBP": "1.269985974754558204",
 				"CAD": "0.735132940937690278", "AUD": "0.668471239618578898"},
+		},
+		{
+			name:    "bankofcanada",
+			replies: map[string]reply{bocPath: {file: "boc_fx_rates_daily.json"}},
+			source:  func(url string) payd.RateSource { return NewBankOfCanada(nil, url) },
+			want: map[string]string{"EUR": "1.086857562408223201", "GBP": "1.269750367107195301",
+				"CAD": "0.7342143906020558", "AUD": "0.668869309838472834"},
+			query: "recent=1",
 		},
 	}
 	for _, tt := range tests {
@@ -248,7 +257,7 @@ func TestStatic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"BTC": "64000", "ETH": "3200", "SOL": "150", "USDC": "1", "USDT": "1",
+	want := map[string]string{"BTC": "64000", "ETH": "3200", "SOL": "150", "USDC": "1", "USDT": "1", "POL": "0.4", "TRX": "0.12",
 		"USD": "1", "EUR": "1.08", "GBP": "1.27", "CAD": "0.73", "AUD": "0.66"}
 	if !maps.Equal(quoteStrings(got), want) {
 		t.Errorf("Fetch = %v", quoteStrings(got))

@@ -26,7 +26,8 @@ func NewStatic(q payd.Quotes) *Static {
 }
 
 // DevQuotes returns the default development table: BTC 64,000.00, ETH
-// 3,200.00 and SOL 150.00 US dollars, stablecoins at 1, and EUR 1.08,
+// 3,200.00 and SOL 150.00 US dollars, stablecoins at 1, the fee coins POL
+// at 0.40 and TRX at 0.12, and EUR 1.08,
 // GBP 1.27, CAD 0.73, AUD 0.66 and USD 1 US dollars per unit. It is a fresh
 // copy the caller may change.
 func DevQuotes() payd.Quotes {
@@ -37,6 +38,8 @@ func DevQuotes() payd.Quotes {
 			money.SOL:  money.MustRate("150.00"),
 			money.USDC: money.MustRate("1"),
 			money.USDT: money.MustRate("1"),
+			money.POL:  money.MustRate("0.40"),
+			money.TRX:  money.MustRate("0.12"),
 		},
 		Fiat: map[money.Currency]money.Rate{
 			money.USD: money.MustRate("1"),

@@ -18,7 +18,8 @@ import (
 var checkoutMutable = []string{"link_id", "status", "rail", "amount", "currency", "breakdown", "quote",
 	"network", "address", "reference", "required", "remainder", "prior_received", "canceled_by", "replaced_by",
 	"failure_code", "review_reason", "success_url", "expires_at", "sent_at", "email", "reporting", "fee_rate_bps",
-	"transfers", "claim_tx_hash", "watch_until", "updated_at", "card", "card_provider", "card_session", "card_status"}
+	"transfers", "claim_tx_hash", "watch_until", "updated_at", "card", "card_provider", "card_session", "card_status",
+	"exchange_rates_id"}
 
 // The checkout statements, built once from checkoutMutable so that the
 // insert, the update and scanCheckout can never disagree on the order.
@@ -57,19 +58,20 @@ func checkoutArgs(c *payd.Checkout) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var network, address, cardProvider, cardSession, cardStatus any
+	var network, address, cardProvider, cardSession, cardStatus, ratesID any
 	var reference string
 	if c.Card != nil {
 		cardProvider, cardSession, cardStatus = c.Card.Provider, null(c.Card.Session), string(c.Card.Status)
 	}
 	if c.Crypto != nil {
 		network, address, reference = string(c.Crypto.Network), c.Crypto.Deposit.Address, c.Crypto.Deposit.Reference
+		ratesID = null(c.Crypto.ExchangeRatesID)
 	}
 	return []any{null(c.LinkID), string(c.Status), string(c.Rail), c.Amount, string(c.Currency), j.breakdown,
 		j.quote, network, address, reference, c.Required, c.Remainder, c.PriorReceived, null(c.CanceledBy),
 		null(c.ReplacedBy), null(c.FailureCode), null(c.ReviewReason), null(c.SuccessURL), micros(c.ExpiresAt),
 		nullMicros(c.SentAt), null(c.Email), j.reporting, c.FeeRateBps, j.transfers, null(c.ClaimTxHash),
-		micros(c.WatchUntil), micros(c.UpdatedAt), j.card, cardProvider, cardSession, cardStatus}, nil
+		micros(c.WatchUntil), micros(c.UpdatedAt), j.card, cardProvider, cardSession, cardStatus, ratesID}, nil
 }
 
 // checkoutJSON holds the JSON text columns of a checkout.
@@ -117,7 +119,7 @@ func scanCheckout(row rowScanner) (*payd.Checkout, error) {
 	var c payd.Checkout
 	var j checkoutJSON
 	var network, address sql.NullString
-	var reference string
+	var reference, ratesID string
 	var created, expires, watch, updated int64
 	var sent sql.NullInt64
 	err := row.Scan(&c.ID, &c.BusinessID, &c.PaymentID, &created, &c.Version, nullText{&c.LinkID}, &c.Status,
@@ -125,7 +127,7 @@ func scanCheckout(row rowScanner) (*payd.Checkout, error) {
 		&c.Remainder, &c.PriorReceived, nullText{&c.CanceledBy}, nullText{&c.ReplacedBy}, nullText{&c.FailureCode},
 		nullText{&c.ReviewReason}, nullText{&c.SuccessURL}, &expires, &sent, nullText{&c.Email}, &j.reporting,
 		&c.FeeRateBps, &j.transfers, nullText{&c.ClaimTxHash}, &watch, &updated, &j.card, new(sql.NullString),
-		new(sql.NullString), new(sql.NullString))
+		new(sql.NullString), new(sql.NullString), nullText{&ratesID})
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +139,7 @@ func scanCheckout(row rowScanner) (*payd.Checkout, error) {
 	if c.Crypto != nil {
 		c.Crypto.Network = money.Network(network.String)
 		c.Crypto.Deposit = payd.Deposit{Address: address.String, Reference: reference}
+		c.Crypto.ExchangeRatesID = ratesID
 	}
 	return &c, nil
 }

@@ -98,7 +98,13 @@ func (db *DB) LatestExchangeRates(ctx context.Context) (*payd.ExchangeRates, err
 	return db.reader(ctx).LatestExchangeRates(ctx)
 }
 
-// DeleteExchangeRatesBefore removes snapshots older than t, keeping the newest one always.
+// ExchangeRatesByID returns one snapshot of the history; not_found if there is none.
+func (db *DB) ExchangeRatesByID(ctx context.Context, id string) (*payd.ExchangeRates, error) {
+	return db.reader(ctx).ExchangeRatesByID(ctx, id)
+}
+
+// DeleteExchangeRatesBefore removes snapshots older than t, keeping the
+// newest one and every one a checkout names.
 func (db *DB) DeleteExchangeRatesBefore(ctx context.Context, t time.Time) (n int, err error) {
 	err = db.write(ctx, func(ctx context.Context, q *queries) error {
 		n, err = q.DeleteExchangeRatesBefore(ctx, t)

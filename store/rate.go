@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -20,40 +21,148 @@ func (q *queries) CreateExchangeRates(ctx context.Context, r *payd.ExchangeRates
 	if err != nil {
 		return err
 	}
+	var detail sql.NullString
+	if r.Detail != nil {
+		if detail.String, err = jsonString(storeDetail(r.Detail)); err != nil {
+			return err
+		}
+		detail.Valid = true
+	}
 	_, err = q.ex.ExecContext(ctx, `
-		INSERT INTO exchange_rates (id, coins, fiat, sources, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		r.ID, coins, fiat, sources, micros(r.CreatedAt))
+		INSERT INTO exchange_rates (id, coins, fiat, sources, created_at, detail) VALUES ($1, $2, $3, $4, $5, $6)`,
+		r.ID, coins, fiat, sources, micros(r.CreatedAt), detail)
 	return err
 }
+
+// rateColumns are what scanRates reads.
+const rateColumns = `id, coins, fiat, sources, created_at, detail`
 
 // LatestExchangeRates returns the newest snapshot; not_found if there is none.
 func (q *queries) LatestExchangeRates(ctx context.Context) (_ *payd.ExchangeRates, err error) {
 	defer fail(&err, "exchange rates", "store.LatestExchangeRates()")
+	return scanRates(q.ex.QueryRowContext(ctx, `
+		SELECT `+rateColumns+` FROM exchange_rates ORDER BY created_at DESC, id DESC LIMIT 1`))
+}
+
+// ExchangeRatesByID returns one snapshot of the history; not_found if
+// there is none with the id.
+func (q *queries) ExchangeRatesByID(ctx context.Context, id string) (_ *payd.ExchangeRates, err error) {
+	defer fail(&err, "exchange rates", "store.ExchangeRatesByID(%s)", id)
+	return scanRates(q.ex.QueryRowContext(ctx, `SELECT `+rateColumns+` FROM exchange_rates WHERE id = $1`, id))
+}
+
+// scanRates reads one row of rateColumns.
+func scanRates(row rowScanner) (*payd.ExchangeRates, error) {
 	var r payd.ExchangeRates
 	var coins, fiat, sources string
+	var detail sql.NullString
 	var created int64
-	err = q.ex.QueryRowContext(ctx, `
-		SELECT id, coins, fiat, sources, created_at FROM exchange_rates
-		ORDER BY created_at DESC, id DESC LIMIT 1`).Scan(&r.ID, &coins, &fiat, &sources, &created)
-	if err != nil {
+	if err := row.Scan(&r.ID, &coins, &fiat, &sources, &created, &detail); err != nil {
 		return nil, err
 	}
 	r.CreatedAt = fromMicros(created)
 	if err := decodeRates(&r, coins, fiat, sources); err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", r.ID, err)
 	}
+	if detail.Valid {
+		var d storedDetail
+		if err := json.Unmarshal([]byte(detail.String), &d); err != nil {
+			return nil, fmt.Errorf("snapshot %s: detail: %w", r.ID, err)
+		}
+		var err error
+		if r.Detail, err = d.detail(); err != nil {
+			return nil, fmt.Errorf("snapshot %s: detail: %w", r.ID, err)
+		}
+	}
 	return &r, nil
 }
 
 // DeleteExchangeRatesBefore removes snapshots older than t, keeping the
 // newest one always, so a long outage of every source never leaves
-// checkouts without a rate.
+// checkouts without a rate, and every one a checkout was quoted from, so
+// each quote can be explained for as long as its checkout exists.
 func (q *queries) DeleteExchangeRatesBefore(ctx context.Context, t time.Time) (_ int, err error) {
 	defer fail(&err, "exchange rates", "store.DeleteExchangeRatesBefore(%s)", t.Format(time.RFC3339))
 	return count(q.ex.ExecContext(ctx, `
 		DELETE FROM exchange_rates WHERE created_at < $1 AND id <> (
-			SELECT id FROM exchange_rates ORDER BY created_at DESC, id DESC LIMIT 1)`,
+			SELECT id FROM exchange_rates ORDER BY created_at DESC, id DESC LIMIT 1)
+		AND NOT EXISTS (SELECT 1 FROM checkouts WHERE checkouts.exchange_rates_id = exchange_rates.id)`,
 		micros(t)))
+}
+
+// storedDetail is how payd.RateDetail is kept in exchange_rates.detail:
+// decimals as strings and times as Unix microseconds, like every other
+// stored value.
+type storedDetail struct {
+	Sources []storedSourceState    `json:"sources"`
+	Values  map[string]storedValue `json:"values"`
+}
+
+// storedValue is a payd.ValueState.
+type storedValue struct {
+	Sources   int   `json:"sources"`
+	SpreadBps int64 `json:"spread_bps"`
+}
+
+type storedSourceState struct {
+	Name    string          `json:"name"`
+	Status  string          `json:"status"`
+	AsOf    int64           `json:"as_of,omitempty"`
+	Error   string          `json:"error,omitempty"`
+	Dropped []storedDropped `json:"dropped,omitempty"`
+}
+
+type storedDropped struct {
+	Code         string `json:"code"`
+	Value        string `json:"value"`
+	Median       string `json:"median"`
+	DeviationBps int64  `json:"deviation_bps"`
+}
+
+// storeDetail returns the stored form of d.
+func storeDetail(d *payd.RateDetail) storedDetail {
+	out := storedDetail{Sources: make([]storedSourceState, len(d.Sources)), Values: map[string]storedValue{}}
+	for code, v := range d.Values {
+		out.Values[code] = storedValue(v)
+	}
+	for i, s := range d.Sources {
+		st := storedSourceState{Name: s.Name, Status: string(s.Status), Error: s.Error}
+		if !s.AsOf.IsZero() {
+			st.AsOf = micros(s.AsOf)
+		}
+		for _, v := range s.Dropped {
+			st.Dropped = append(st.Dropped, storedDropped{v.Code, v.Value.String(), v.Median.String(), v.DeviationBps})
+		}
+		out.Sources[i] = st
+	}
+	return out
+}
+
+// detail reads a stored detail back.
+func (d storedDetail) detail() (*payd.RateDetail, error) {
+	out := &payd.RateDetail{Sources: make([]payd.SourceState, len(d.Sources)), Values: map[string]payd.ValueState{}}
+	for code, v := range d.Values {
+		out.Values[code] = payd.ValueState(v)
+	}
+	for i, s := range d.Sources {
+		st := payd.SourceState{Name: s.Name, Status: payd.SourceStatus(s.Status), Error: s.Error}
+		if s.AsOf != 0 {
+			st.AsOf = fromMicros(s.AsOf)
+		}
+		for _, v := range s.Dropped {
+			value, err := money.ParseRate(v.Value)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", s.Name, v.Code, err)
+			}
+			median, err := money.ParseRate(v.Median)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", s.Name, v.Code, err)
+			}
+			st.Dropped = append(st.Dropped, payd.DroppedValue{Code: v.Code, Value: value, Median: median, DeviationBps: v.DeviationBps})
+		}
+		out.Sources[i] = st
+	}
+	return out, nil
 }
 
 // encodeRates turns a snapshot's maps into the stored JSON texts.

@@ -57,21 +57,27 @@ type feeCache struct {
 // coin a: the gas of the transfer (21,000 for ETH, 65,000 for a token)
 // times the gas price of the next block (base fee plus the median priority
 // tip of recent blocks, from eth_feeHistory; eth_gasPrice on a node without
-// it; at most 2,000 gwei), priced in ETH by Options.Price, rounded up to a whole cent and at
-// least one. The gas price is reused for a minute. invalid_request (field
-// asset) when a is not one of Assets; upstream_unavailable when the node or
-// the price cannot be read now.
+// it; at most 2,000 gwei), priced in the network's fee coin by
+// Options.Price (ETH on ethereum, POL on polygon), rounded up to a whole
+// cent and at least one. The gas price is reused for a minute.
+// invalid_request (field asset) when a is not one of Assets;
+// upstream_unavailable when the node, or on ethereum the ETH price, cannot
+// be read now.
 //
-// On polygon the fee is paid in POL, for which payd has no price yet: the
-// estimate is the one-cent minimum, about what 65,000 gas at polygon's
-// usual gas prices costs (a tenth of a cent at 30 gwei and $0.40 a POL).
-// A POL price arrives with the rates issue; until then a fee spike on
-// polygon is not shown.
+// POL is a fee coin the rate sources price when they can but a snapshot
+// never waits for (docs/rates.md), so on polygon a missing POL price gives
+// the one-cent minimum rather than an error: about what 65,000 gas at
+// polygon's usual gas prices costs (a tenth of a cent at 30 gwei and $0.40
+// a POL). Only a fee spike then goes unshown.
 func (n *Node) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error) {
 	if !n.takes(a) {
 		return 0, payd.FieldError("asset", "%s does not move on %s (%s)", a, n.network, n.Chain())
 	}
-	if n.network != money.Ethereum {
+	price, err := n.feeCoinPrice(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if price == 0 {
 		return minFeeCents, nil
 	}
 	wei, err := n.gasPrice(ctx)
@@ -82,10 +88,6 @@ func (n *Node) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error)
 	if a == money.ETH {
 		gas = nativeGas
 	}
-	price, err := n.price(ctx, money.ETH)
-	if err != nil {
-		return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "no ETH price for the %s fee: %v", n.network, err)
-	}
 	cents, ok := feeCents(wei, gas, price)
 	if !ok {
 		return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "%s node %s: gas price %s wei is beyond belief",
@@ -94,7 +96,28 @@ func (n *Node) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error)
 	return cents, nil
 }
 
-// feeCents is gas at wei per gas, with ETH at price cents, in cents
+// feeCoinPrice is the price in US cents of the coin the network's fees are
+// paid in: ETH on ethereum, upstream_unavailable without one; POL on
+// polygon, or 0 when there is none.
+func (n *Node) feeCoinPrice(ctx context.Context) (int64, error) {
+	coin := money.ETH
+	if n.network != money.Ethereum {
+		coin = money.POL
+	}
+	var err error
+	if n.price != nil {
+		var p int64
+		if p, err = n.price(ctx, coin); err == nil && p > 0 {
+			return p, nil
+		}
+	}
+	if coin == money.POL {
+		return 0, nil
+	}
+	return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "no ETH price for the %s fee: %v", n.network, err)
+}
+
+// feeCents is gas at wei per gas, with the fee coin at price cents, in cents
 // rounded up, at least minFeeCents; false when that does not fit an int64.
 func feeCents(wei *big.Int, gas, price int64) (int64, bool) {
 	num := new(big.Int).Mul(wei, big.NewInt(gas))

@@ -101,3 +101,37 @@ func TestGasPriceCeiling(t *testing.T) {
 		t.Errorf("FeeEstimateUSD = %d, %v; want 13440 cents", got, err)
 	}
 }
+
+// TestPolygonFeeInPOL prices polygon's gas in POL when the rates have a
+// POL price, and falls back on the one-cent minimum when they do not.
+func TestPolygonFeeInPOL(t *testing.T) {
+	f := serve(t, "0x89", func(method string, _ []json.RawMessage) (any, *rpcError) {
+		if method == "eth_gasPrice" {
+			return "0xba43b74000", nil // 800 gwei: a polygon fee spike
+		}
+		return nil, &rpcError{-32601, "method not found"}
+	})
+	ctx := context.Background()
+	var asked []money.Asset
+	pol := func(_ context.Context, a money.Asset) (int64, error) {
+		asked = append(asked, a)
+		return 50, nil // $0.50 a POL
+	}
+	n := newNode(t, money.Polygon, f.URL, Options{Price: pol})
+	// 800 gwei × 65,000 gas = 0.052 POL, at $0.50: 2.6 cents, up.
+	if got, err := n.FeeEstimateUSD(ctx, money.USDC); err != nil || got != 3 {
+		t.Errorf("FeeEstimateUSD = %d, %v; want 3", got, err)
+	}
+	if len(asked) != 1 || asked[0] != money.POL {
+		t.Errorf("priced %v, want POL", asked)
+	}
+	for name, price := range map[string]func(context.Context, money.Asset) (int64, error){
+		"error": func(context.Context, money.Asset) (int64, error) { return 0, errors.New("no POL price") },
+		"zero":  func(context.Context, money.Asset) (int64, error) { return 0, nil },
+	} {
+		n := newNode(t, money.Polygon, f.URL, Options{Price: price})
+		if got, err := n.FeeEstimateUSD(ctx, money.USDC); err != nil || got != 1 {
+			t.Errorf("without a POL price (%s): %d, %v; want the 1-cent minimum", name, got, err)
+		}
+	}
+}

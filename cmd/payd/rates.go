@@ -13,7 +13,8 @@ import (
 
 // newRates starts the exchange-rate refresher: the static table with --dev
 // or --rates static, the public sources (Coinbase, Kraken, CoinGecko for
-// coins; the ECB for fiat) combined by median otherwise.
+// coins; the ECB and the Bank of Canada for fiat) combined by median
+// otherwise (docs/rates.md).
 func newRates(ctx context.Context, cfg *Config, st payd.RateStore, clk clock.Clock, log *slog.Logger) (*rate.Refresher, error) {
 	var sources []payd.RateSource
 	switch cfg.Rates {
@@ -28,7 +29,7 @@ func newRates(ctx context.Context, cfg *Config, st payd.RateStore, clk clock.Clo
 		client := &http.Client{Timeout: rate.FetchTimeout + 5*time.Second, Transport: &http.Transport{Proxy: nil}}
 		sources = []payd.RateSource{
 			rate.NewCoinbase(client, ""), rate.NewKraken(client, ""),
-			rate.NewCoinGecko(client, "", ""), rate.NewECB(client, "", clk),
+			rate.NewCoinGecko(client, "", ""), rate.NewECB(client, "", clk), rate.NewBankOfCanada(client, ""),
 		}
 	}
 	r := rate.NewRefresher(sources, st, clk, log, cfg.RateRefresh, cfg.RateMaxAge)

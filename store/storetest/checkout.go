@@ -81,6 +81,7 @@ func fullCheckout(p *payd.Payment) *payd.Checkout {
 	c.Crypto.Amount, c.Crypto.PriorAmount = money.CoinAmount{Asset: money.ETH, Units: wei}, money.CoinAmount{Asset: money.ETH, Units: prior}
 	c.Crypto.AddressIndex, c.Crypto.Rate, c.Crypto.CoinPriceUSD = 4_000_000_000, 312_345, 345_678
 	c.Crypto.PaymentURI = "ethereum:" + c.Crypto.Deposit.Address + "@1?value=1.2345e23"
+	c.Crypto.ExchangeRatesID = payd.NewID("xr_")
 	c.Required, c.Remainder, c.PriorReceived = 12, true, 1200
 	c.CanceledBy, c.ReplacedBy, c.FailureCode = payd.CanceledByReplacement, payd.NewID(payd.PrefixCheckout), "f"
 	c.ReviewReason, c.SuccessURL, c.SentAt, c.Email = payd.ReviewLatePayment, "https://shop.example/ok", &sent, "ada@example.com"

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -39,6 +40,56 @@ func testExchangeRates(t *testing.T, b *bundle) {
 		got, err := st.LatestExchangeRates(ctx)
 		must(t, err)
 		wantSnapshot(t, got, want)
+	})
+	t.Run("DetailAndByID", func(t *testing.T) {
+		ctx, st := b.setup(t)
+		old := snapshot(t0, 1) // made before the detail was kept
+		must(t, st.CreateExchangeRates(ctx, old))
+		x := snapshot(t0.Add(time.Minute), 2)
+		x.Coins[money.TRX] = 12
+		x.Detail = &payd.RateDetail{
+			Sources: []payd.SourceState{
+				{Name: "coinbase", Status: payd.SourceAnswered, AsOf: t0.Add(time.Minute), Dropped: []payd.DroppedValue{
+					{Code: "BTC", Value: money.MustRate("80000"), Median: money.MustRate("66920.100000000000000001"), DeviationBps: 1954}}},
+				{Name: "ecb", Status: payd.SourceCached, AsOf: t0.Add(-24 * time.Hour)},
+				{Name: "kraken", Status: payd.SourceFailed, Error: "rate: kraken: HTTP 503"},
+			},
+			Values: map[string]payd.ValueState{"BTC": {Sources: 2, SpreadBps: 3}, "EUR": {Sources: 1}},
+		}
+		must(t, st.CreateExchangeRates(ctx, x))
+		got, err := st.ExchangeRatesByID(ctx, x.ID)
+		must(t, err)
+		wantSnapshot(t, got, x)
+		if !reflect.DeepEqual(got.Detail, x.Detail) {
+			t.Errorf("detail = %+v\nwant     %+v", got.Detail, x.Detail)
+		}
+		got, err = st.ExchangeRatesByID(ctx, old.ID)
+		must(t, err)
+		if got.Detail != nil {
+			t.Errorf("old snapshot has detail %+v", got.Detail)
+		}
+		_, err = st.ExchangeRatesByID(ctx, "xr_none")
+		wantCode(t, err, payd.ErrNotFound)
+	})
+	t.Run("DeleteBeforeKeepsWhatACheckoutNames", func(t *testing.T) {
+		ctx, st := b.setup(t)
+		quoted, old, newest := snapshot(t0, 1), snapshot(t0.Add(time.Second), 2), snapshot(t0.Add(time.Minute), 3)
+		for _, x := range []*payd.ExchangeRates{quoted, old, newest} {
+			must(t, st.CreateExchangeRates(ctx, x))
+		}
+		p := mustCheckoutPayment(t, ctx, st, mustBusiness(t, ctx, st))
+		c := mustCheckout(t, ctx, st, p, money.Bitcoin, func(c *payd.Checkout) { c.Crypto.ExchangeRatesID = quoted.ID })
+		wantCheckout(t, st, c)
+		n, err := st.DeleteExchangeRatesBefore(ctx, t0.Add(time.Hour))
+		must(t, err)
+		if n != 1 {
+			t.Fatalf("deleted %d snapshots, want 1", n)
+		}
+		if _, err := st.ExchangeRatesByID(ctx, quoted.ID); err != nil {
+			t.Fatalf("the quoted snapshot is gone: %v", err)
+		}
+		_, err = st.ExchangeRatesByID(ctx, old.ID)
+		wantCode(t, err, payd.ErrNotFound)
 	})
 	t.Run("DeleteBeforeKeepsTheNewest", func(t *testing.T) {
 		ctx, st := b.setup(t)
