@@ -121,8 +121,13 @@ type Block struct {
 // Node's WatchKey of each (a Scanner's DepositKey).
 type Watched interface {
 	Has(key string) bool
-	// Keys lists every key in the set, for a Scanner, which asks the node
-	// about each watched account rather than reading every block.
+}
+
+// WatchedSet is a Watched set whose keys can be listed, for a Scanner,
+// which asks the node about each watched account rather than reading
+// every block.
+type WatchedSet interface {
+	Watched
 	Keys() iter.Seq[string]
 }
 
@@ -183,7 +188,7 @@ type Scanner interface {
 	// but not final yet in Pending.Transfers. Pending.Alive answers for the
 	// unconfirmed transactions as Node.Pending does: still waiting, or
 	// final in one of the returned blocks.
-	Scan(ctx context.Context, head, tip BlockRef, w Watched, unconfirmed []string) ([]Block, Pending, error)
+	Scan(ctx context.Context, head, tip BlockRef, w WatchedSet, unconfirmed []string) ([]Block, Pending, error)
 	// FinalDepth is how many confirmations a transfer counts once its
 	// block is final, one more for each block after: 32 on solana, whose
 	// Tower BFT roots a block once 32 votes are stacked on it.

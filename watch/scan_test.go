@@ -64,7 +64,7 @@ func (n *memScanner) DepositKey(d payd.Deposit) (string, bool) {
 
 func (n *memScanner) FinalDepth() int { return 32 }
 
-func (n *memScanner) Scan(_ context.Context, head, tip payd.BlockRef, w payd.Watched, unconfirmed []string) (
+func (n *memScanner) Scan(_ context.Context, head, tip payd.BlockRef, w payd.WatchedSet, unconfirmed []string) (
 	[]payd.Block, payd.Pending, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()

@@ -9,10 +9,9 @@ import (
 	"payd/money"
 )
 
-// trx is tron's native coin, in which fees are paid. It is not a payd
-// coin (nothing is sold for TRX), so package money does not list it; the
-// rates carry its price for the fee estimates.
-const trx = money.Asset("TRX")
+// trx is tron's native coin, in which fees are paid: a fee coin, priced
+// by the rates but never offered (money.TRX).
+const trx = money.TRX
 
 // sunPerTRX converts sun, tron's base unit, to TRX.
 const sunPerTRX = 1_000_000

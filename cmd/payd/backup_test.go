@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -120,7 +119,7 @@ func TestBackupSQLite(t *testing.T) {
 // new database, and a fresh payd there serves the same payments.
 func TestBackupPostgres(t *testing.T) {
 	dsn := storetest.PostgresDSN(t)
-	for _, tool := range []string{"pg_dump", "pg_restore"} {
+	for _, tool := range []string{"pg_dump", "pg_restore", "createdb", "dropdb", "psql"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed", tool)
 		}
@@ -138,33 +137,25 @@ func TestBackupPostgres(t *testing.T) {
 	}
 	shop.srv.stop(t)
 
-	admin, err := sql.Open("pgx", base.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
 	restoredDB := "payd_restore_" + strings.TrimPrefix(schema, "payd_test_")
-	if _, err := admin.Exec("CREATE DATABASE " + restoredDB); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec("DROP DATABASE " + restoredDB + " WITH (FORCE)"); err != nil {
-			t.Errorf("dropping %s: %v", restoredDB, err)
-		}
-	})
 	target := base
 	target.Path = "/" + restoredDB
-	// payd's search indexes use pg_trgm, an extension installed in the
-	// database rather than in payd's schema: a whole-database dump has it.
-	if restoredAdmin, err := sql.Open("pgx", target.String()); err != nil {
-		t.Fatal(err)
-	} else {
-		_, err := restoredAdmin.Exec("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-		restoredAdmin.Close()
-		if err != nil {
-			t.Fatal(err)
+	pg := func(tool string, args ...string) {
+		t.Helper()
+		if out, err := exec.Command(tool, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", tool, args, err, out)
 		}
 	}
+	pg("createdb", "--maintenance-db="+base.String(), restoredDB)
+	t.Cleanup(func() {
+		if out, err := exec.Command("dropdb", "--force", "--maintenance-db="+base.String(), restoredDB).
+			CombinedOutput(); err != nil {
+			t.Errorf("dropdb %s: %v\n%s", restoredDB, err, out)
+		}
+	})
+	// payd's search indexes use pg_trgm, an extension installed in the
+	// database rather than in payd's schema: a whole-database dump has it.
+	pg("psql", "--quiet", "--command=CREATE EXTENSION IF NOT EXISTS pg_trgm", target.String())
 	if out, err := exec.Command("pg_restore", "--exit-on-error", "--no-owner", "--dbname="+target.String(), dump).
 		CombinedOutput(); err != nil {
 		t.Fatalf("pg_restore: %v\n%s", err, out)
