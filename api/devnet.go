@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -32,8 +33,32 @@ func (s *Server) advanceClock(w http.ResponseWriter, r *http.Request) error {
 		return payd.FieldError("advance_seconds", "advance_seconds must be an integer from 1 to %d", maxAdvance)
 	}
 	now := s.opts.DevClock.Advance(time.Duration(req.AdvanceSeconds) * time.Second)
+	s.refreshStaleRates(r.Context())
 	writeJSON(w, http.StatusOK, single{devnetClock{Kind: "devnet_clock", Now: Time(now)}})
 	return nil
+}
+
+// refresher is a RateProvider that can refresh at once (rate.Refresher).
+type refresher interface {
+	RunOnce(ctx context.Context) error
+}
+
+// refreshStaleRates refreshes the exchange rates when a clock jump left
+// them older than their max age. Their refresh runs on the service clock
+// too, so it falls due with the jump; running it before the answer means
+// the next request quotes at once instead of meeting a 503
+// upstream_unavailable until the refresher's goroutine gets to it.
+func (s *Server) refreshStaleRates(ctx context.Context) {
+	rf, ok := s.opts.Rates.(refresher)
+	if !ok {
+		return
+	}
+	if _, err := s.opts.Rates.Fresh(ctx); payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
+		return
+	}
+	if err := rf.RunOnce(ctx); err != nil {
+		s.opts.Log.Warn("refreshing the exchange rates after a clock jump failed", slog.Any("error", err))
+	}
 }
 
 // DevnetControl drives the simulated networks for the devnet routes of
