@@ -171,7 +171,8 @@ type Node interface {
 // for each watched account, which transactions touched it: Solana, whose
 // blocks come every 400 ms with thousands of transactions each, and whose
 // payments a Solana Pay reference key tells apart. The follower calls Scan
-// once a run instead of BlockAt and Pending (docs/networks.md).
+// once a run instead of reading blocks and the mempool; BlockAt gives only
+// the block it starts from on a new database (docs/networks.md).
 //
 // A Scanner's Tip is its latest final block, one no reorg can take back
 // (Solana's finalized slot), so the blocks Scan returns are never unwound.
@@ -190,8 +191,9 @@ type Scanner interface {
 	// final in one of the returned blocks.
 	Scan(ctx context.Context, head, tip BlockRef, w WatchedSet, unconfirmed []string) ([]Block, Pending, error)
 	// FinalDepth is how many confirmations a transfer counts once its
-	// block is final, one more for each block after: 32 on solana, whose
-	// Tower BFT roots a block once 32 votes are stacked on it.
+	// block is final, one more for each height (a slot on solana) the tip
+	// moved on since: 32 on solana, whose Tower BFT roots a block once 32
+	// votes are stacked on it.
 	FinalDepth() int
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"payd"
 )
@@ -50,5 +51,29 @@ func (db *DB) Backup(ctx context.Context, path string) (err error) {
 	if _, err := conn.ExecContext(ctx, `VACUUM INTO $1`, path); err != nil {
 		return fmt.Errorf("store.Backup: %w", err)
 	}
-	return conn.Close()
+	if err := conn.Close(); err != nil {
+		return err
+	}
+	// VACUUM INTO does not sync what it wrote: a backup reported done must
+	// survive a crash, so the file and its directory entry are synced.
+	return syncFile(path)
+}
+
+// syncFile flushes the file at path, and then the directory that holds
+// it, to stable storage.
+func syncFile(path string) error {
+	for _, p := range []string{path, filepath.Dir(path)} {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("store.Backup: syncing %s: %w", p, err)
+		}
+	}
+	return nil
 }

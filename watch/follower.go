@@ -618,6 +618,12 @@ func (f *Follower) scan(ctx context.Context, sc payd.Scanner, tip payd.BlockRef,
 		f.notify()
 	}
 	f.status.Head = head.BlockRef
+	// A scan may be long (a request per watched account): the lease must
+	// still be held before what it found waiting is written and dropped.
+	if held, err := f.renew(ctx); err != nil || !held {
+		f.resumed = false
+		return err
+	}
 	// A transaction the node stopped knowing was not made final: Alive
 	// names those in the blocks just stored, and a final one never leaves.
 	return f.keepPending(ctx, unconfirmed, p, now, func(context.Context) (bool, error) { return true, nil })
