@@ -60,8 +60,12 @@ type ChainStore interface {
 	// DropUnconfirmed deletes the unconfirmed transfers of the
 	// transactions: replaced, double-spent, or orphaned and gone.
 	DropUnconfirmed(ctx context.Context, n money.Network, txs []string) error
-	// ChainTransfers returns the stored transfers of n into the addresses.
-	ChainTransfers(ctx context.Context, n money.Network, addresses []string) ([]ChainTransfer, error)
+	// ChainTransfers returns the stored transfers of n into the deposits:
+	// to one of their addresses with one of their references (on solana,
+	// where one wallet address takes every checkout, the reference tells
+	// them apart). It may return more; the caller matches each to its
+	// deposit.
+	ChainTransfers(ctx context.Context, n money.Network, deposits []Deposit) ([]ChainTransfer, error)
 	// PruneChainBlocks deletes the processed blocks of n below height;
 	// the transfers stay.
 	PruneChainBlocks(ctx context.Context, n money.Network, below int64) error

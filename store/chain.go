@@ -133,20 +133,34 @@ func (q *queries) DropUnconfirmed(ctx context.Context, n money.Network, txs []st
 	return nil
 }
 
-// ChainTransfers returns the stored transfers into the addresses; see
-// payd.ChainStore.
-func (q *queries) ChainTransfers(ctx context.Context, n money.Network, addresses []string) (_ []payd.ChainTransfer, err error) {
-	defer fail(&err, "chain transfer", "store.ChainTransfers(%s, %d addresses)", n, len(addresses))
-	if len(addresses) == 0 {
+// ChainTransfers returns the stored transfers into the deposits; see
+// payd.ChainStore. It asks for their addresses and their references apart
+// (what pairs them up is the caller's): off solana the reference is
+// always "", and on solana one wallet address holds every checkout, so
+// chain_transfers_deposit finds the references of the deposits asked for
+// instead of every transfer the wallet ever received.
+func (q *queries) ChainTransfers(ctx context.Context, n money.Network, deposits []payd.Deposit) (_ []payd.ChainTransfer, err error) {
+	defer fail(&err, "chain transfer", "store.ChainTransfers(%s, %d deposits)", n, len(deposits))
+	if len(deposits) == 0 {
 		return nil, nil
 	}
+	addrs, refs := map[string]bool{}, map[string]bool{}
 	args := []any{string(n)}
-	for _, a := range addresses {
-		args = append(args, a)
+	for _, d := range deposits {
+		if !addrs[d.Address] {
+			addrs[d.Address] = true
+			args = append(args, d.Address)
+		}
+	}
+	for _, d := range deposits {
+		if !refs[d.Reference] {
+			refs[d.Reference] = true
+			args = append(args, d.Reference)
+		}
 	}
 	return queryAll(ctx, q.ex, scanChainTransfer, `SELECT tx_hash, idx, address, reference, from_address, asset,
-		amount, height FROM chain_transfers WHERE network = $1 AND address IN (`+placeholders(2, len(addresses))+`)
-		ORDER BY seen_at, tx_hash, idx`, args...)
+		amount, height FROM chain_transfers WHERE network = $1 AND address IN (`+placeholders(2, len(addrs))+`)
+		AND reference IN (`+placeholders(2+len(addrs), len(refs))+`) ORDER BY seen_at, tx_hash, idx`, args...)
 }
 
 func scanChainTransfer(row rowScanner) (payd.ChainTransfer, error) {
@@ -266,10 +280,10 @@ func (db *DB) DropUnconfirmed(ctx context.Context, n money.Network, txs []string
 	return db.atomic(ctx, func(ctx context.Context, q *queries) error { return q.DropUnconfirmed(ctx, n, txs) })
 }
 
-// ChainTransfers returns the stored transfers into the addresses; see
+// ChainTransfers returns the stored transfers into the deposits; see
 // payd.ChainStore.
-func (db *DB) ChainTransfers(ctx context.Context, n money.Network, addresses []string) ([]payd.ChainTransfer, error) {
-	return db.reader(ctx).ChainTransfers(ctx, n, addresses)
+func (db *DB) ChainTransfers(ctx context.Context, n money.Network, deposits []payd.Deposit) ([]payd.ChainTransfer, error) {
+	return db.reader(ctx).ChainTransfers(ctx, n, deposits)
 }
 
 // PruneChainBlocks deletes processed blocks below height; see

@@ -648,11 +648,7 @@ func (c *Chain) Transfers(ctx context.Context, deposits []payd.Deposit) ([]payd.
 	if err != nil && !payd.IsNotFound(err) {
 		return nil, err
 	}
-	addrs := make([]string, len(deposits))
-	for i, d := range deposits {
-		addrs[i] = d.Address
-	}
-	rows, err := c.f.store.ChainTransfers(ctx, name, addrs)
+	rows, err := c.f.store.ChainTransfers(ctx, name, deposits)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,15 @@ import (
 	"payd/money"
 )
 
+// deps are deposits at the addresses, without references.
+func deps(addrs ...string) []payd.Deposit {
+	out := make([]payd.Deposit, len(addrs))
+	for i, a := range addrs {
+		out[i].Address = a
+	}
+	return out
+}
+
 func testChain(t *testing.T, b *bundle) {
 	t.Run("BlocksTransfersReorg", func(t *testing.T) {
 		ctx, st := b.setup(t)
@@ -36,7 +45,7 @@ func testChain(t *testing.T, b *bundle) {
 		if head.Height != 11 || head.Hash != "0xb11" || head.Parent != "0xb10" {
 			t.Fatalf("ChainHead = %+v", head)
 		}
-		got, err := st.ChainTransfers(ctx, n, []string{"0xdep1", "0xdep2", "0xnone"})
+		got, err := st.ChainTransfers(ctx, n, deps("0xdep1", "0xdep2", "0xnone"))
 		must(t, err)
 		if len(got) != 2 || got[0].Height != 11 || got[0].Amount.Units.Cmp(wei) != 0 || got[0].Index != 3 ||
 			got[0].From != "0xfrom" || got[1].Amount.Asset != money.USDC || got[1].Height != 11 {
@@ -55,7 +64,7 @@ func testChain(t *testing.T, b *bundle) {
 		if head.Height != 10 {
 			t.Fatalf("ChainHead after the unwind = %+v", head)
 		}
-		got, _ = st.ChainTransfers(ctx, n, []string{"0xdep1", "0xdep2"})
+		got, _ = st.ChainTransfers(ctx, n, deps("0xdep1", "0xdep2"))
 		if len(got) != 2 || got[0].Height != 0 || got[1].Height != 0 {
 			t.Fatalf("ChainTransfers after the unwind = %+v", got)
 		}
@@ -67,7 +76,7 @@ func testChain(t *testing.T, b *bundle) {
 		must(t, st.AddChainBlock(ctx, n, payd.Block{BlockRef: payd.BlockRef{Height: 11, Hash: "0xc11"}, Parent: "0xb10",
 			Transfers: []payd.Transfer{token}}, t0))
 		must(t, st.DropUnconfirmed(ctx, n, []string{"0xaa", "0xbb"}))
-		got, _ = st.ChainTransfers(ctx, n, []string{"0xdep1", "0xdep2"})
+		got, _ = st.ChainTransfers(ctx, n, deps("0xdep1", "0xdep2"))
 		if len(got) != 1 || got[0].TxHash != "0xbb" || got[0].Height != 11 {
 			t.Fatalf("ChainTransfers on the new branch = %+v", got)
 		}
@@ -81,6 +90,27 @@ func testChain(t *testing.T, b *bundle) {
 		wantCode(t, err, payd.ErrNotFound)
 		if _, err := st.ChainHead(ctx, money.Bitcoin); err == nil {
 			t.Fatal("a block of ethereum is bitcoin's head")
+		}
+	})
+	t.Run("TransfersByReference", func(t *testing.T) {
+		// On solana one wallet address takes every checkout: the
+		// deposits asked for are found by their references.
+		ctx, st := b.setup(t)
+		n := money.Solana
+		pay := func(tx, ref string) payd.Transfer {
+			return payd.Transfer{TxHash: tx, Index: 1, From: "customer", To: solanaAddress, Reference: ref,
+				Amount: money.NewCoinAmount(money.USDC, 5_000_000)}
+		}
+		must(t, st.AddPendingTransfers(ctx, n, []payd.Transfer{pay("s1", "ref1"), pay("s2", "ref2"), pay("s3", "ref3")}, t0))
+		got, err := st.ChainTransfers(ctx, n, []payd.Deposit{{Address: solanaAddress, Reference: "ref1"},
+			{Address: solanaAddress, Reference: "ref3"}, {Address: solanaAddress, Reference: "none"}})
+		must(t, err)
+		var txs []string
+		for _, tr := range got {
+			txs = append(txs, tr.TxHash)
+		}
+		if !slices.Equal(txs, []string{"s1", "s3"}) || got[0].Reference != "ref1" || got[0].To != solanaAddress {
+			t.Fatalf("ChainTransfers by reference = %+v", got)
 		}
 	})
 	t.Run("WatchedDeposits", func(t *testing.T) {
