@@ -123,7 +123,7 @@ type storedDropped struct {
 	Code         string `json:"code"`
 	Reason       string `json:"reason,omitempty"`
 	Value        string `json:"value"`
-	Median       string `json:"median"`
+	Median       string `json:"median,omitempty"`
 	DeviationBps int64  `json:"deviation_bps"`
 }
 
@@ -154,7 +154,11 @@ func storeDetail(d *payd.RateDetail) storedDetail {
 		st := storedSourceState{Name: s.Name, Status: string(s.Status), AsOf: optMicros(s.AsOf), Error: string(s.Error),
 			HTTPStatus: s.HTTPStatus}
 		for _, v := range s.Dropped {
-			st.Dropped = append(st.Dropped, storedDropped{v.Code, string(v.Reason), v.Value.String(), v.Median.String(), v.DeviationBps})
+			d := storedDropped{Code: v.Code, Reason: string(v.Reason), Value: v.Value.String(), DeviationBps: v.DeviationBps}
+			if !v.Median.IsZero() {
+				d.Median = v.Median.String()
+			}
+			st.Dropped = append(st.Dropped, d)
 		}
 		out.Sources[i] = st
 	}
@@ -176,9 +180,11 @@ func (d storedDetail) detail() (*payd.RateDetail, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s %s: %w", s.Name, v.Code, err)
 			}
-			median, err := money.ParseRate(v.Median)
-			if err != nil {
-				return nil, fmt.Errorf("%s %s: %w", s.Name, v.Code, err)
+			var median money.Rate
+			if v.Median != "" {
+				if median, err = money.ParseRate(v.Median); err != nil {
+					return nil, fmt.Errorf("%s %s: %w", s.Name, v.Code, err)
+				}
 			}
 			reason := payd.DropReason(v.Reason)
 			if reason == "" {
