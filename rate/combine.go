@@ -11,12 +11,14 @@ import (
 	"payd/money"
 )
 
-// FiatDecimals is how many decimals a combined fiat rate keeps. Six is
-// finer than any reference rate needs for a two-decimal price: a million
-// units of a currency (above the spec's largest price) move by at most half
-// a cent, and it keeps the mean of two ECB-derived quotients from carrying
-// eighteen meaningless digits into every response.
-const FiatDecimals = 6
+// FiatDecimals is how many decimals a combined fiat rate keeps. Rounding
+// moves a rate by at most 5e-11 US dollars per unit, so a price of
+// 1,000,000.00 (the spec's largest) converts within 0.005 cents of what
+// the unrounded rate gives; six decimals allowed 50 cents. It still keeps the mean of two
+// bank-derived quotients from carrying eighteen meaningless digits into
+// every response. Rates are exact decimals (money.Rate holds 18), so the
+// precision costs nothing downstream.
+const FiatDecimals = 10
 
 // Outlier thresholds: a value farther than this from the median of every
 // source's value is dropped (docs/rates.md, "Outliers"). Reference rates of

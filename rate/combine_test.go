@@ -64,23 +64,23 @@ func TestCombineMedian(t *testing.T) {
 			wantCoins: map[money.Asset]int64{"BTC": 6400100, "ETH": 320000, "SOL": 15000, "USDC": 100, "USDT": 100},
 		},
 		{
-			name: "fiat medians keep six decimals",
+			name: "fiat medians keep ten decimals",
 			reports: []map[string]string{
 				with(coinsOnly, "EUR", "1.0866", "GBP", "1.269985974754558204", "CAD", "0.735132940937690278", "AUD", "0.668471239618578898"),
 				with(coinsOnly, "EUR", "1.0871", "GBP", "1.27", "CAD", "0.7351325", "AUD", "0.6684715"),
 			},
 			wantFiat: map[money.Currency]string{"USD": "1", "EUR": "1.08685",
 				// GBP (1.269985974754558204+1.27)/2 = 1.269992987377279102
-				"GBP": "1.269993",
-				// CAD mean 0.735132720468845139 → 0.735133
-				"CAD": "0.735133",
-				// AUD mean 0.668471369809289449 → 0.668471
-				"AUD": "0.668471"},
+				"GBP": "1.2699929874",
+				// CAD mean 0.735132720468845139 → 0.7351327205
+				"CAD": "0.7351327205",
+				// AUD mean 0.668471369809289449 → 0.6684713698
+				"AUD": "0.6684713698"},
 		},
 		{
 			name:     "a half-way fiat rate rounds away from zero",
-			reports:  []map[string]string{with(coinsOnly, "EUR", "1.0000005", "GBP", "1.2699995", "CAD", "0.7300004999", "AUD", "0.66")},
-			wantFiat: map[money.Currency]string{"USD": "1", "EUR": "1.000001", "GBP": "1.27", "CAD": "0.73", "AUD": "0.66"},
+			reports:  []map[string]string{with(coinsOnly, "EUR", "1.00000000005", "GBP", "1.26999999995", "CAD", "0.730000000049", "AUD", "0.66")},
+			wantFiat: map[money.Currency]string{"USD": "1", "EUR": "1.0000000001", "GBP": "1.27", "CAD": "0.73", "AUD": "0.66"},
 		},
 	}
 	for _, tt := range tests {

@@ -153,9 +153,10 @@ func exactRate(r *big.Rat) (money.Rate, error) {
 }
 
 // truncatedRate converts a positive r to a money.Rate, cutting it after 18
-// decimals. Cutting rather than rounding matters: every 6-decimal rounding
-// boundary lies on the 18-decimal grid, so rounding the cut value to 6
-// decimals later (Combine) gives exactly what rounding r itself would.
+// decimals. Cutting rather than rounding matters: every FiatDecimals
+// rounding boundary lies on the 18-decimal grid, so rounding the cut value
+// to FiatDecimals later (Combine) gives exactly what rounding r itself
+// would.
 func truncatedRate(r *big.Rat) (money.Rate, error) {
 	n := new(big.Int).Mul(r.Num(), scale18)
 	n.Quo(n, r.Denom())

@@ -68,7 +68,7 @@ func TestLiveSourcesAllAnswer(t *testing.T) {
 		t.Errorf("coins %v", x.Coins)
 	}
 	// EUR: mean of the ECB's 1.0866 and the Bank of Canada's 1.4803/1.3620.
-	if x.Fiat[money.EUR].String() != "1.086729" {
+	if x.Fiat[money.EUR].String() != "1.0867287812" {
 		t.Errorf("EUR %s", x.Fiat[money.EUR])
 	}
 	if v := x.Detail.Values["BTC"]; v.Sources != 3 || v.SpreadBps != 2 {
