@@ -143,6 +143,10 @@ func toExchangeRates(x *payd.ExchangeRates, now time.Time) exchangeRates {
 	return out
 }
 
+// lackingRetryAfter is the Retry-After of a price refused for a value the
+// snapshot lacks: rate.DefaultInterval, one refresh.
+const lackingRetryAfter = time.Minute
+
 // ratesFor returns the newest fresh snapshot (RateProvider.Fresh) for a
 // price in c paid in a ("" before a coin is chosen). When there is none
 // (upstream_unavailable), a price
@@ -160,8 +164,8 @@ func (s *Server) ratesFor(ctx context.Context, c money.Currency, a money.Asset) 
 		return nil, err
 	}
 	if code := x.Lacks(c, a); code != "" {
-		return nil, &payd.Error{Code: payd.ErrUpstreamUnavailable, RetryAfter: time.Minute,
-			Message: fmt.Sprintf("the rate sources do not agree on a %s rate right now", code)}
+		return nil, &payd.Error{Code: payd.ErrUpstreamUnavailable, RetryAfter: lackingRetryAfter,
+			Message: fmt.Sprintf("no agreed %s rate right now", code)}
 	}
 	return x, nil
 }
