@@ -14,10 +14,10 @@ import (
 // FiatDecimals is how many decimals a combined fiat rate keeps. Rounding
 // moves a rate by at most 5e-11 US dollars per unit, so a price of
 // 1,000,000.00 (the spec's largest) converts within 0.005 cents of what
-// the unrounded rate gives; six decimals allowed 50 cents. It still keeps the mean of two
-// bank-derived quotients from carrying eighteen meaningless digits into
-// every response. Rates are exact decimals (money.Rate holds 18), so the
-// precision costs nothing downstream.
+// the unrounded rate gives; six decimals allowed 50 cents. It still keeps
+// the mean of two bank-derived quotients from carrying eighteen
+// meaningless digits into every response. Rates are exact decimals
+// (money.Rate holds 18), so the precision costs nothing downstream.
 const FiatDecimals = 10
 
 // Outlier thresholds: a value farther than this from the median of every
@@ -128,8 +128,10 @@ func Combine(reports []Report, prev *payd.ExchangeRates, now time.Time) (*payd.E
 			x.Fiat[c] = r
 		}
 	}
-	if len(x.Coins)+len(x.Fiat) == fixedValues() {
-		return nil, fmt.Errorf("rate: no source reported %s", strings.Join(Missing(x), ", "))
+	// An empty snapshot lacks everything but the fixed values; fee coins
+	// alone do not make one worth serving.
+	if m := Missing(x); len(m) == len(Missing(&payd.ExchangeRates{})) {
+		return nil, fmt.Errorf("rate: no source reported %s", strings.Join(m, ", "))
 	}
 	for i, r := range reports {
 		st := payd.SourceState{Name: r.Source, Status: payd.SourceAnswered, AsOf: r.AsOf, Dropped: dropped[i]}
@@ -151,18 +153,6 @@ func Combine(reports []Report, prev *payd.ExchangeRates, now time.Time) (*payd.E
 		x.Sources = append(x.Sources, name)
 	}
 	return x, nil
-}
-
-// fixedValues counts the values every snapshot has without a source: the
-// stablecoins and USD.
-func fixedValues() int {
-	n := 1
-	for _, a := range money.Assets {
-		if a.Stable() {
-			n++
-		}
-	}
-	return n
 }
 
 // Missing lists the coins and currencies (not fee coins) x has no value

@@ -215,3 +215,9 @@ func TestSnapshotsKeepCategoriesNotErrorText(t *testing.T) {
 		t.Errorf("odd %+v", s)
 	}
 }
+
+func TestFeeCoinsAloneMakeNoSnapshot(t *testing.T) {
+	if x, err := combine([]Report{{Source: "a", Quotes: quotes(t, map[string]string{"POL": "0.40", "TRX": "0.12"})}}); err == nil {
+		t.Errorf("Combine = %+v, want an error", x)
+	}
+}
