@@ -15,7 +15,10 @@ type ExchangeRates struct {
 	Coins map[money.Asset]int64
 	// Fiat maps each price currency to US dollars per unit. USD is 1.
 	Fiat map[money.Currency]money.Rate
-	// Sources names the sources that agreed on this snapshot.
+	// Sources names the sources whose reports were used in the refresh
+	// that made this snapshot (answered, or kept and cached), even one
+	// whose every value was then dropped as an outlier; Detail tells which
+	// values each gave.
 	Sources   []string
 	CreatedAt time.Time
 	// Detail is how the snapshot was made: what each source did and how
@@ -54,19 +57,61 @@ type SourceState struct {
 	// AsOf is when the report used is from: a central bank's reference
 	// date, or the fetch for a market. Zero when no report was used.
 	AsOf time.Time
-	// Error is why the source failed; "" when it answered.
-	Error string
+	// Error is why the source failed, as a category only; "" when it
+	// answered. The full text (transport errors, the start of an upstream
+	// body) goes to the logs and never here: snapshots are public and
+	// kept for as long as a checkout names them.
+	Error SourceError
+	// HTTPStatus is the status the source answered with when Error is
+	// SourceErrHTTPStatus; 0 otherwise.
+	HTTPStatus int
 	// Dropped lists the values of its report left out as outliers.
 	Dropped []DroppedValue
 }
 
-// DroppedValue is one value of a source's report that lay too far from
-// the others to be used.
+// SourceError is why a source failed, as a category that says what went
+// wrong without repeating anything the network or the service sent.
+type SourceError string
+
+// The source error categories. SourceErrOther covers anything else,
+// including errors stored before categories were kept.
+const (
+	SourceErrTimeout     SourceError = "timeout"
+	SourceErrUnreachable SourceError = "unreachable"
+	SourceErrHTTPStatus  SourceError = "http_status"
+	SourceErrTooLarge    SourceError = "too_large"
+	SourceErrMalformed   SourceError = "malformed"
+	SourceErrRefused     SourceError = "refused"
+	SourceErrImplausible SourceError = "implausible"
+	SourceErrStale       SourceError = "stale"
+	SourceErrOther       SourceError = "other"
+)
+
+// SourceErrors lists every category, for the API to tell a category from
+// a stored error text of an older version.
+var SourceErrors = []SourceError{SourceErrTimeout, SourceErrUnreachable, SourceErrHTTPStatus,
+	SourceErrTooLarge, SourceErrMalformed, SourceErrRefused, SourceErrImplausible, SourceErrStale, SourceErrOther}
+
+// DropReason is why a value of a source's report was left out.
+type DropReason string
+
+// The drop reasons: too far from the other sources' values; or, for a
+// fee coin only, outside its plausible range (any other coin or currency
+// out of range fails the whole report).
+const (
+	DropOutlier     DropReason = "outlier"
+	DropImplausible DropReason = "implausible"
+)
+
+// DroppedValue is one value of a source's report left out: too far from
+// the others, or (a fee coin) absurd.
 type DroppedValue struct {
 	// Code is the coin or currency ("BTC", "EUR").
-	Code  string
-	Value money.Rate
-	// Median is the median of every source's value it was compared with.
+	Code   string
+	Reason DropReason
+	Value  money.Rate
+	// Median is the median of every source's value it was compared with;
+	// zero for an implausible value, which is compared with nothing.
 	Median money.Rate
 	// DeviationBps is how far Value lies from Median, in basis points of
 	// Median, rounded down.
@@ -81,7 +126,32 @@ type ValueState struct {
 	// SpreadBps is (highest − lowest) ÷ median of those reports, in basis
 	// points, rounded down: 0 with a single source.
 	SpreadBps int64
+	// AsOf is when the oldest of those reports' values are from; zero when
+	// unknown (a test's report, or a snapshot stored before it was kept).
+	AsOf time.Time
+	// Until is when the value leaves the freshness limit of the strictest
+	// of those sources, after which it may no longer be carried into a
+	// later snapshot; zero when it may never be (a source with no limit
+	// kept, such as a test fake).
+	Until time.Time
+	// Note is what else happened to the value: ValueCarried or
+	// ValueBelowOneCent; "" normally.
+	Note ValueNote
 }
+
+// ValueNote marks a combined value that is not simply this refresh's
+// median.
+type ValueNote string
+
+// The value notes. ValueCarried: no source gave an agreed value in this
+// refresh, so the previous snapshot's, still within its freshness limit,
+// was carried over with its AsOf (docs/rates.md, "When sources
+// disagree"). ValueBelowOneCent: a fee coin whose price rounds to no whole
+// cent, left unpriced.
+const (
+	ValueCarried      ValueNote = "carried"
+	ValueBelowOneCent ValueNote = "below_one_cent"
+)
 
 // usdPerUSD is the US dollar's rate in every snapshot (spec 2.11 rule 8).
 var usdPerUSD = money.MustRate("1")
@@ -94,8 +164,23 @@ func NeedsRates(c money.Currency, a money.Asset) bool {
 	return c != money.USD || a != "" && !a.Stable()
 }
 
+// Lacks returns the code of what a price in c, paid in a ("" while no coin
+// is chosen), needs from x but x does not hold, or "" when x holds all of
+// it. A snapshot is made without a currency or coin its sources could not
+// agree on, so a caller refuses just the prices that need it.
+func (x *ExchangeRates) Lacks(c money.Currency, a money.Asset) string {
+	if x.USDPerUnit(c).IsZero() {
+		return string(c)
+	}
+	if a != "" && x.CoinCents(a) <= 0 {
+		return string(a)
+	}
+	return ""
+}
+
 // USDPerUnit is what one unit of c is worth in US dollars: 1 for USD, even
-// with no snapshot (x nil); otherwise x's rate, zero when x has none.
+// with no snapshot (x nil); otherwise x's rate, zero when x has none (its
+// sources disagreed or failed).
 func (x *ExchangeRates) USDPerUnit(c money.Currency) money.Rate {
 	if c == money.USD {
 		return usdPerUSD
@@ -107,9 +192,9 @@ func (x *ExchangeRates) USDPerUnit(c money.Currency) money.Rate {
 }
 
 // CoinCents is what one a is worth in US cents: 100 for a stablecoin, even
-// with no snapshot (x nil); otherwise x's price, zero when x has none. A
-// fee coin (money.FeeCoins) is priced when some source reported it; a
-// snapshot never waits for one, so callers must expect zero.
+// with no snapshot (x nil); otherwise x's price, zero when x has none (its
+// sources disagreed or failed; for a fee coin, also when it is worth under
+// half a cent), so callers must expect zero.
 func (x *ExchangeRates) CoinCents(a money.Asset) int64 {
 	if a.Stable() {
 		return money.StableUSDCents

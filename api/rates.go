@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"time"
@@ -45,23 +46,30 @@ type rateSource struct {
 	AsOf   *Time             `json:"as_of"`
 	// AgeSeconds is how old the source's values were when the snapshot
 	// was made (created_at − as_of).
-	AgeSeconds *int64        `json:"age_seconds"`
-	Error      *string       `json:"error"`
-	Dropped    []rateDropped `json:"dropped"`
+	AgeSeconds *int64 `json:"age_seconds"`
+	// Error is a category (payd.SourceError), never the error's text:
+	// the page is public and the text may hold anything upstream sent.
+	Error      *payd.SourceError `json:"error"`
+	HTTPStatus *int              `json:"http_status"`
+	Dropped    []rateDropped     `json:"dropped"`
 }
 
-// rateDropped is a value of a source left out as an outlier.
+// rateDropped is a value of a source left out: an outlier, or an absurd
+// fee coin (no median, no deviation).
 type rateDropped struct {
-	Code         string      `json:"code"`
-	Value        json.Number `json:"value"`
-	Median       json.Number `json:"median"`
-	DeviationBps int64       `json:"deviation_bps"`
+	Code         string          `json:"code"`
+	Reason       payd.DropReason `json:"reason"`
+	Value        json.Number     `json:"value"`
+	Median       *json.Number    `json:"median"`
+	DeviationBps int64           `json:"deviation_bps"`
 }
 
 // rateValue is how one coin's or currency's value was found.
 type rateValue struct {
-	Sources   int   `json:"sources"`
-	SpreadBps int64 `json:"spread_bps"`
+	Sources   int             `json:"sources"`
+	SpreadBps int64           `json:"spread_bps"`
+	AsOf      *Time           `json:"as_of"`
+	Note      *payd.ValueNote `json:"note"`
 }
 
 // toExchangeRates converts a snapshot for the wire at now. Fee coins go in
@@ -87,37 +95,79 @@ func toExchangeRates(x *payd.ExchangeRates, now time.Time) exchangeRates {
 	if d := x.Detail; d != nil {
 		out.Sources = make([]rateSource, len(d.Sources))
 		for i, st := range d.Sources {
-			src := rateSource{Name: st.Name, Status: st.Status, Error: nilIfEmpty(st.Error), Dropped: []rateDropped{}}
+			src := rateSource{Name: st.Name, Status: st.Status, Dropped: []rateDropped{}}
+			if st.Error != "" {
+				// A snapshot stored before categories were kept holds the
+				// error's text: that is never shown.
+				cat := st.Error
+				if !slices.Contains(payd.SourceErrors, cat) {
+					cat = payd.SourceErrOther
+				}
+				src.Error = &cat
+				if cat == payd.SourceErrHTTPStatus && st.HTTPStatus > 0 {
+					status := st.HTTPStatus
+					src.HTTPStatus = &status
+				}
+			}
 			if !st.AsOf.IsZero() {
 				at, age := Time(st.AsOf), max(int64(x.CreatedAt.Sub(st.AsOf)/time.Second), 0)
 				src.AsOf, src.AgeSeconds = &at, &age
 			}
 			for _, v := range st.Dropped {
-				src.Dropped = append(src.Dropped, rateDropped{Code: v.Code, Value: json.Number(v.Value.String()),
-					Median: json.Number(v.Median.String()), DeviationBps: v.DeviationBps})
+				d := rateDropped{Code: v.Code, Reason: v.Reason, Value: json.Number(v.Value.String()), DeviationBps: v.DeviationBps}
+				if d.Reason == "" {
+					d.Reason = payd.DropOutlier
+				}
+				if !v.Median.IsZero() {
+					m := json.Number(v.Median.String())
+					d.Median = &m
+				}
+				src.Dropped = append(src.Dropped, d)
 			}
 			out.Sources[i] = src
 		}
 		out.Values = make(map[string]rateValue, len(d.Values))
 		for code, v := range d.Values {
-			out.Values[code] = rateValue(v)
+			rv := rateValue{Sources: v.Sources, SpreadBps: v.SpreadBps}
+			if !v.AsOf.IsZero() {
+				at := Time(v.AsOf)
+				rv.AsOf = &at
+			}
+			if v.Note != "" {
+				note := v.Note
+				rv.Note = &note
+			}
+			out.Values[code] = rv
 		}
 	}
 	return out
 }
+
+// lackingRetryAfter is the Retry-After of a price refused for a value the
+// snapshot lacks: rate.DefaultInterval, one refresh.
+const lackingRetryAfter = time.Minute
 
 // ratesFor returns the newest fresh snapshot (RateProvider.Fresh) for a
 // price in c paid in a ("" before a coin is chosen). When there is none
 // (upstream_unavailable), a price
 // that converts at fixed rates (payd.NeedsRates: USD, stablecoins) gets nil
 // instead of the error, so it never fails because the rate sources are
-// down; what does need a rate fails, or, on a page, is left out.
+// down; what does need a rate fails, or, on a page, is left out. A
+// snapshot made without c or a (its sources disagreed: docs/rates.md,
+// "When sources disagree") is upstream_unavailable for this price only.
 func (s *Server) ratesFor(ctx context.Context, c money.Currency, a money.Asset) (*payd.ExchangeRates, error) {
 	x, err := s.rates.Fresh(ctx)
 	if err != nil && !payd.NeedsRates(c, a) && payd.ErrorCode(err) == payd.ErrUpstreamUnavailable {
 		return nil, nil
 	}
-	return x, err
+	if err != nil {
+		return nil, err
+	}
+	if code := x.Lacks(c, a); code != "" {
+		return nil, &payd.Error{Code: payd.ErrUpstreamUnavailable, RetryAfter: lackingRetryAfter,
+			Message: fmt.Sprintf("no agreed %s rate right now", code)}
+	}
+	return x, nil
 }
 
 // getExchangeRates serves GET /exchange-rates (spec 4.4): the newest

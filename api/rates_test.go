@@ -98,12 +98,18 @@ func explainedRates(now time.Time) *payd.ExchangeRates {
 	x.Detail = &payd.RateDetail{
 		Sources: []payd.SourceState{
 			{Name: "coinbase", Status: payd.SourceAnswered, AsOf: x.CreatedAt, Dropped: []payd.DroppedValue{
+				// Stored before drop reasons were kept: an outlier.
 				{Code: "BTC", Value: money.MustRate("80000"), Median: money.MustRate("64000.5"), DeviationBps: 2499}}},
-			{Name: "kraken", Status: payd.SourceCached, AsOf: x.CreatedAt.Add(-time.Minute)},
-			{Name: "coingecko", Status: payd.SourceFailed, Error: "rate: coingecko: HTTP 429"},
+			{Name: "kraken", Status: payd.SourceCached, AsOf: x.CreatedAt.Add(-time.Minute), Dropped: []payd.DroppedValue{
+				{Code: "TRX", Reason: payd.DropImplausible, Value: money.MustRate("5000")}}},
+			{Name: "coingecko", Status: payd.SourceFailed, Error: payd.SourceErrHTTPStatus, HTTPStatus: 429},
 			{Name: "ecb", Status: payd.SourceAnswered, AsOf: x.CreatedAt.Truncate(24 * time.Hour)},
+			// Stored before errors were kept as categories: the text is
+			// never shown.
+			{Name: "bankofcanada", Status: payd.SourceFailed, Error: `rate: bankofcanada: HTTP 500: "<html>internal</html>"`},
 		},
-		Values: map[string]payd.ValueState{"BTC": {Sources: 2, SpreadBps: 3}, "EUR": {Sources: 1}, "POL": {Sources: 1}},
+		Values: map[string]payd.ValueState{"BTC": {Sources: 2, SpreadBps: 3, AsOf: x.CreatedAt.Add(-time.Minute)},
+			"EUR": {Sources: 1, AsOf: x.CreatedAt.Truncate(24 * time.Hour), Note: payd.ValueCarried}, "POL": {Sources: 1}},
 	}
 	return x
 }
@@ -120,17 +126,23 @@ func TestExchangeRatesShowHowTheyWereMade(t *testing.T) {
 		got := c.data(request{method: "GET", path: "/exchange-rates"}, 200)
 		wantFields(t, got, map[string]any{"id": x.ID, "age_seconds": 90,
 			"fee_coins": map[string]any{"POL": map[string]any{"price_usd": 71}, "TRX": map[string]any{"price_usd": 12}},
-			"values": map[string]any{"BTC": map[string]any{"sources": 2, "spread_bps": 3},
-				"EUR": map[string]any{"sources": 1, "spread_bps": 0}, "POL": map[string]any{"sources": 1, "spread_bps": 0}}})
+			"values": map[string]any{"BTC": map[string]any{"sources": 2, "spread_bps": 3, "note": nil,
+				"as_of": x.CreatedAt.Add(-time.Minute).UTC().Format(timeLayout)},
+				"EUR": map[string]any{"sources": 1, "spread_bps": 0, "note": "carried", "as_of": x.CreatedAt.Truncate(24 * time.Hour).UTC().Format(timeLayout)},
+				"POL": map[string]any{"sources": 1, "spread_bps": 0, "as_of": nil, "note": nil}}})
 		if _, ok := got["coins"].(map[string]any)["TRX"]; ok {
 			t.Error("a fee coin is listed among the coins")
 		}
 		srcs := got["sources"].([]any)
 		wantFields(t, srcs[0].(map[string]any), map[string]any{"name": "coinbase", "status": "answered", "age_seconds": 0,
-			"error": nil, "dropped": []any{map[string]any{"code": "BTC", "value": 80000, "median": 64000.5, "deviation_bps": 2499}}})
-		wantFields(t, srcs[1].(map[string]any), map[string]any{"name": "kraken", "status": "cached", "age_seconds": 60, "dropped": []any{}})
+			"error": nil, "http_status": nil, "dropped": []any{map[string]any{"code": "BTC", "reason": "outlier", "value": 80000,
+				"median": 64000.5, "deviation_bps": 2499}}})
+		wantFields(t, srcs[1].(map[string]any), map[string]any{"name": "kraken", "status": "cached", "age_seconds": 60,
+			"dropped": []any{map[string]any{"code": "TRX", "reason": "implausible", "value": 5000, "median": nil, "deviation_bps": 0}}})
 		wantFields(t, srcs[2].(map[string]any), map[string]any{"name": "coingecko", "status": "failed", "as_of": nil,
-			"age_seconds": nil, "error": "rate: coingecko: HTTP 429"})
+			"age_seconds": nil, "error": "http_status", "http_status": 429})
+		wantFields(t, srcs[4].(map[string]any), map[string]any{"name": "bankofcanada", "status": "failed",
+			"error": "other", "http_status": nil})
 
 		one := c.data(request{method: "GET", path: "/exchange-rates/" + x.ID}, 200)
 		wantFields(t, one, map[string]any{"id": x.ID, "kind": "exchange_rates"})
@@ -185,5 +197,40 @@ func TestStaleRatesRefuseACoinCheckout(t *testing.T) {
 		wantFields(t, chk["crypto"].(map[string]any), map[string]any{"amount": "15.00"})
 		got := c.data(request{method: "GET", path: "/exchange-rates"}, 200)
 		wantFields(t, got, map[string]any{"id": x.ID, "age_seconds": 660})
+	})
+}
+
+// TestBanksDisagreeOnAUD is one bad value from a central bank: the
+// snapshot is made without AUD (its sources disagreed and nothing could be
+// carried), so a USD price still opens a BTC checkout while an AUD price,
+// link or payment, answers 503 upstream_unavailable (docs/rates.md, "When
+// sources disagree").
+func TestBanksDisagreeOnAUD(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		b := setup(t, db)
+		c := clTest{t, b}
+		x := testRates(b.clock.Now())
+		delete(x.Fiat, money.AUD)
+		b.srv.rates = fixedRates{x}
+		biz := b.newBusiness(false)
+		keys := map[string]any{}
+		for _, k := range newHDWallet(t).Keys() {
+			keys[string(k.Network())] = k.String()
+		}
+		c.data(postWallet(biz.live, jsonBody(map[string]any{"keys": keys})), 201)
+		p := c.data(payPost(biz.live, map[string]any{"amount": 1500, "currency": "USD"}), 201)
+		chk := c.data(request{method: "POST", path: "/checkouts", header: map[string]string{"Idempotency-Key": "aud-btc"},
+			body: jsonBody(map[string]any{"payment_id": p["id"], "rail": "crypto", "asset": "BTC", "network": "bitcoin"})}, 201)
+		if chk["crypto"].(map[string]any)["exchange_rates_id"] != x.ID {
+			t.Errorf("BTC checkout %v", chk["crypto"])
+		}
+		c.data(payPost(biz.live, map[string]any{"amount": 1500, "currency": "EUR"}), 201)
+		c.call(payPost(biz.live, map[string]any{"amount": 1500, "currency": "AUD"}), 503, "upstream_unavailable")
+		c.call(request{method: "POST", path: "/links", key: biz.live,
+			body: jsonBody(map[string]any{"name": "Poster", "amount": 1500, "currency": "AUD"})}, 503, "upstream_unavailable")
+		got := c.data(request{method: "GET", path: "/exchange-rates"}, 200)
+		if _, ok := got["fiat"].(map[string]any)["AUD"]; ok {
+			t.Errorf("fiat %v", got["fiat"])
+		}
 	})
 }

@@ -27,7 +27,9 @@ type RateProvider interface {
 	// shows.
 	Latest(ctx context.Context) (*payd.ExchangeRates, error)
 	// Fresh returns the newest snapshot only while it is younger than the
-	// max age, else upstream_unavailable: what a price is locked at.
+	// max age, else upstream_unavailable: what a price is locked at. The
+	// snapshot may lack a coin or currency its sources disagreed on
+	// (payd.ExchangeRates.Lacks); ratesFor refuses just those prices.
 	Fresh(ctx context.Context) (*payd.ExchangeRates, error)
 	// ByID returns one snapshot of the history; not_found if there is
 	// none with the id.

@@ -52,7 +52,7 @@ func (c *Coinbase) Fetch(ctx context.Context) (payd.Quotes, error) {
 		}
 		r, err := parseCoinbase(a, body)
 		if err != nil {
-			return payd.Quotes{}, err
+			return payd.Quotes{}, categorized(payd.SourceErrMalformed, err)
 		}
 		q.Coins[a] = r
 	}

@@ -11,12 +11,14 @@ import (
 	"payd/money"
 )
 
-// FiatDecimals is how many decimals a combined fiat rate keeps. Six is
-// finer than any reference rate needs for a two-decimal price: a million
-// units of a currency (above the spec's largest price) move by at most half
-// a cent, and it keeps the mean of two ECB-derived quotients from carrying
-// eighteen meaningless digits into every response.
-const FiatDecimals = 6
+// FiatDecimals is how many decimals a combined fiat rate keeps. Rounding
+// moves a rate by at most 5e-11 US dollars per unit, so a price of
+// 1,000,000.00 (the spec's largest) converts within 0.005 cents of what
+// the unrounded rate gives; six decimals allowed 50 cents. It still keeps
+// the mean of two bank-derived quotients from carrying eighteen
+// meaningless digits into every response. Rates are exact decimals
+// (money.Rate holds 18), so the precision costs nothing downstream.
+const FiatDecimals = 10
 
 // Outlier thresholds: a value farther than this from the median of every
 // source's value is dropped (docs/rates.md, "Outliers"). Reference rates of
@@ -40,35 +42,49 @@ type Report struct {
 	// AsOf is when the report's values are from (RateDetail); zero leaves
 	// it unknown.
 	AsOf time.Time
+	// Validity is the source's freshness limit (Durable): a value taken
+	// from the report may be carried into later snapshots until AsOf plus
+	// it. Zero never lets it be carried.
+	Validity time.Duration
+	// Dropped lists the fee-coin values refused before combining for
+	// being absurd (dropImplausible), for the snapshot's Detail.
+	Dropped []payd.DroppedValue
 	// Err marks a source that failed with no usable report: it adds
-	// nothing but its line in the snapshot's Detail.
+	// nothing but its line in the snapshot's Detail, as a category
+	// (categorize); the full text is for the logs.
 	Err error
 }
 
-// Combine builds one snapshot from the reports of the sources that
-// answered. Per coin and per currency it drops outliers (see outliers) and
-// takes the median of the rest; with an even count, the exact mean of the
-// two middle values, so no source's rounding decides a tie. Coin prices
-// become whole US cents (nearest, half away from zero) and fiat rates keep
-// FiatDecimals decimals.
+// Combine builds one snapshot, at now, from the reports of the sources
+// that answered. Per coin and per currency it drops outliers (see
+// outliers) and takes the median of the rest; with an even count, the
+// exact mean of the two middle values, so no source's rounding decides a
+// tie. Coin prices become whole US cents (nearest, half away from zero)
+// and fiat rates keep FiatDecimals decimals.
 //
 // Stablecoins are exactly 100 cents and USD exactly 1 whatever sources say
-// (spec 2.11 rule 8), so they need no source. Every other coin and currency
-// needs at least one, or Combine fails naming each one missing: a snapshot
-// with a hole would make checkouts in that coin or currency fail later and
-// less clearly. Fee coins (money.FeeCoins) are priced when some source
-// reports them and are otherwise left out. A cached report counts like a
-// fresh one; only its entry in Sources differs. The ID and CreatedAt of the
-// result are left to the caller; dropped values are in Detail, for the
-// caller to log.
-func Combine(reports []Report) (*payd.ExchangeRates, error) {
+// (spec 2.11 rule 8), so they need no source. A coin or currency no source
+// gives an agreed value for is carried from prev (the snapshot in force;
+// nil for none) while that value is within its sources' freshness limit
+// (ValueState.Until), marked ValueCarried; else the snapshot is made
+// without it, and only the prices that need it are refused (Lacks). One
+// disagreement must not stop every checkout. Combine fails only when no
+// coin or currency but the fixed ones has a value: then the previous
+// snapshot serves better. A fee coin (money.FeeCoins) never fails
+// anything: one worth under half a cent is left out, noted
+// ValueBelowOneCent. A cached report counts like a fresh one; only its
+// entry in Sources differs. The ID and CreatedAt of the result are left to
+// the caller; dropped values are in Detail, for the caller to log.
+func Combine(reports []Report, prev *payd.ExchangeRates, now time.Time) (*payd.ExchangeRates, error) {
 	x := &payd.ExchangeRates{
 		Coins:  map[money.Asset]int64{},
 		Fiat:   map[money.Currency]money.Rate{money.USD: money.MustRate("1")},
 		Detail: &payd.RateDetail{Values: map[string]payd.ValueState{}},
 	}
 	dropped := make([][]payd.DroppedValue, len(reports))
-	var missing []string
+	for i, r := range reports {
+		dropped[i] = slices.Clone(r.Dropped)
+	}
 	coins := append(slices.Clone(money.Assets), money.FeeCoins...)
 	for _, a := range coins {
 		if a.Stable() {
@@ -78,14 +94,19 @@ func Combine(reports []Report) (*payd.ExchangeRates, error) {
 		m := combineValue(reports, string(a), CoinOutlierBps, x.Detail, dropped,
 			func(q payd.Quotes) (money.Rate, bool) { r, ok := q.Coins[a]; return r, ok })
 		if m == nil {
-			if !slices.Contains(money.FeeCoins, a) {
-				missing = append(missing, string(a))
+			if carry(x.Detail, prev, string(a), now) {
+				x.Coins[a] = prev.Coins[a]
 			}
 			continue
 		}
 		cents := money.Round(m.Mul(m, big.NewRat(100, 1)))
 		if !cents.IsInt64() || cents.Sign() <= 0 {
-			return nil, fmt.Errorf("rate: %s combines to %s cents, which no checkout can quote", a, cents)
+			// Only a fee coin gets here: check's bounds keep every
+			// other coin above a dollar.
+			v := x.Detail.Values[string(a)]
+			v.Note = payd.ValueBelowOneCent
+			x.Detail.Values[string(a)] = v
+			continue
 		}
 		x.Coins[a] = cents.Int64()
 	}
@@ -96,23 +117,28 @@ func Combine(reports []Report) (*payd.ExchangeRates, error) {
 		m := combineValue(reports, string(c), FiatOutlierBps, x.Detail, dropped,
 			func(q payd.Quotes) (money.Rate, bool) { r, ok := q.Fiat[c]; return r, ok })
 		if m == nil {
-			missing = append(missing, string(c))
+			if carry(x.Detail, prev, string(c), now) {
+				x.Fiat[c] = prev.Fiat[c]
+			}
 			continue
 		}
-		r, err := roundRate(m, FiatDecimals)
-		if err != nil {
-			return nil, fmt.Errorf("rate: combining %s: %w", c, err)
+		// check's bounds keep every currency above a cent, so this never
+		// rounds to zero; if it did, the currency would just be missing.
+		if r, err := roundRate(m, FiatDecimals); err == nil {
+			x.Fiat[c] = r
 		}
-		x.Fiat[c] = r
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("rate: no source reported %s", strings.Join(missing, ", "))
+	// An empty snapshot lacks everything but the fixed values; fee coins
+	// alone do not make one worth serving.
+	if m := Missing(x); len(m) == len(Missing(&payd.ExchangeRates{})) {
+		return nil, fmt.Errorf("rate: no source reported %s", strings.Join(m, ", "))
 	}
 	for i, r := range reports {
 		st := payd.SourceState{Name: r.Source, Status: payd.SourceAnswered, AsOf: r.AsOf, Dropped: dropped[i]}
 		switch {
 		case r.Err != nil:
-			st.Status, st.AsOf, st.Error = payd.SourceFailed, time.Time{}, r.Err.Error()
+			st.Status, st.AsOf = payd.SourceFailed, time.Time{}
+			st.Error, st.HTTPStatus = categorize(r.Err)
 		case r.Cached:
 			st.Status = payd.SourceCached
 		}
@@ -128,6 +154,48 @@ func Combine(reports []Report) (*payd.ExchangeRates, error) {
 	}
 	return x, nil
 }
+
+// Missing lists the coins and currencies (not fee coins) x has no value
+// for, in money.Assets and money.Currencies order: what checkouts needing
+// them are refused for.
+func Missing(x *payd.ExchangeRates) []string {
+	var out []string
+	for _, a := range money.Assets {
+		if x.CoinCents(a) <= 0 {
+			out = append(out, string(a))
+		}
+	}
+	for _, c := range money.Currencies {
+		if x.USDPerUnit(c).IsZero() {
+			out = append(out, string(c))
+		}
+	}
+	return out
+}
+
+// carry records in d, and reports, that the value of code in prev may
+// stand in this refresh: prev has it and it is still within the
+// freshness limit it was combined under. Its state, AsOf and Until
+// included, comes along, so carrying never extends that limit.
+func carry(d *payd.RateDetail, prev *payd.ExchangeRates, code string, now time.Time) bool {
+	if prev == nil || prev.Detail == nil {
+		return false
+	}
+	v, ok := prev.Detail.Values[code]
+	if !ok || v.Until.IsZero() || !now.Before(v.Until) || v.Note == payd.ValueBelowOneCent {
+		return false
+	}
+	if prev.CoinCents(money.Asset(code)) <= 0 && prev.USDPerUnit(money.Currency(code)).IsZero() {
+		return false
+	}
+	v.Note = payd.ValueCarried
+	d.Values[code] = v
+	return true
+}
+
+// maxValidity caps a freshness limit where it becomes a time, so the
+// static table's "forever" does not overflow.
+const maxValidity = 100 * 365 * 24 * time.Hour
 
 // sourced is one report's value for one coin or currency.
 type sourced struct {
@@ -159,7 +227,25 @@ func combineValue(reports []Report, code string, limitBps int64, d *payd.RateDet
 		return nil
 	}
 	m := median(kept)
-	d.Values[code] = payd.ValueState{Sources: len(kept), SpreadBps: bps(new(big.Rat).Sub(kept[len(kept)-1].v, kept[0].v), m)}
+	v := payd.ValueState{Sources: len(kept), SpreadBps: bps(new(big.Rat).Sub(kept[len(kept)-1].v, kept[0].v), m)}
+	carriable := true
+	for _, s := range kept {
+		r := reports[s.report]
+		if r.AsOf.IsZero() || r.Validity <= 0 {
+			carriable = false
+			continue
+		}
+		if v.AsOf.IsZero() || r.AsOf.Before(v.AsOf) {
+			v.AsOf = r.AsOf
+		}
+		if until := r.AsOf.Add(min(r.Validity, maxValidity)); v.Until.IsZero() || until.Before(v.Until) {
+			v.Until = until
+		}
+	}
+	if !carriable {
+		v.Until = time.Time{}
+	}
+	d.Values[code] = v
 	return m
 }
 
@@ -173,7 +259,7 @@ type outlier struct {
 func (o outlier) dropped(code string) payd.DroppedValue {
 	v, _ := truncatedRate(o.v)
 	m, _ := truncatedRate(o.median)
-	return payd.DroppedValue{Code: code, Value: v, Median: m, DeviationBps: o.dev}
+	return payd.DroppedValue{Code: code, Reason: payd.DropOutlier, Value: v, Median: m, DeviationBps: o.dev}
 }
 
 // outliers splits values into those kept, sorted, and those farther than

@@ -64,23 +64,23 @@ func TestCombineMedian(t *testing.T) {
 			wantCoins: map[money.Asset]int64{"BTC": 6400100, "ETH": 320000, "SOL": 15000, "USDC": 100, "USDT": 100},
 		},
 		{
-			name: "fiat medians keep six decimals",
+			name: "fiat medians keep ten decimals",
 			reports: []map[string]string{
 				with(coinsOnly, "EUR", "1.0866", "GBP", "1.269985974754558204", "CAD", "0.735132940937690278", "AUD", "0.668471239618578898"),
 				with(coinsOnly, "EUR", "1.0871", "GBP", "1.27", "CAD", "0.7351325", "AUD", "0.6684715"),
 			},
 			wantFiat: map[money.Currency]string{"USD": "1", "EUR": "1.08685",
 				// GBP (1.269985974754558204+1.27)/2 = 1.269992987377279102
-				"GBP": "1.269993",
-				// CAD mean 0.735132720468845139 → 0.735133
-				"CAD": "0.735133",
-				// AUD mean 0.668471369809289449 → 0.668471
-				"AUD": "0.668471"},
+				"GBP": "1.2699929874",
+				// CAD mean 0.735132720468845139 → 0.7351327205
+				"CAD": "0.7351327205",
+				// AUD mean 0.668471369809289449 → 0.6684713698
+				"AUD": "0.6684713698"},
 		},
 		{
 			name:     "a half-way fiat rate rounds away from zero",
-			reports:  []map[string]string{with(coinsOnly, "EUR", "1.0000005", "GBP", "1.2699995", "CAD", "0.7300004999", "AUD", "0.66")},
-			wantFiat: map[money.Currency]string{"USD": "1", "EUR": "1.000001", "GBP": "1.27", "CAD": "0.73", "AUD": "0.66"},
+			reports:  []map[string]string{with(coinsOnly, "EUR", "1.00000000005", "GBP", "1.26999999995", "CAD", "0.730000000049", "AUD", "0.66")},
+			wantFiat: map[money.Currency]string{"USD": "1", "EUR": "1.0000000001", "GBP": "1.27", "CAD": "0.73", "AUD": "0.66"},
 		},
 	}
 	for _, tt := range tests {
@@ -89,7 +89,7 @@ func TestCombineMedian(t *testing.T) {
 			for i, kv := range tt.reports {
 				reports = append(reports, Report{Source: string(rune('a' + i)), Quotes: quotes(t, kv)})
 			}
-			x, err := Combine(reports)
+			x, err := combine(reports)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +113,7 @@ func TestCombineMedian(t *testing.T) {
 }
 
 func TestCombineStablecoinsAndUSDAreFixed(t *testing.T) {
-	x, err := Combine([]Report{
+	x, err := combine([]Report{
 		{Source: "a", Quotes: quotes(t, with(fiatOnly, "BTC", "64000", "ETH", "3200", "SOL", "150", "USDC", "0.87", "USDT", "1.04", "USD", "1"))},
 		{Source: "b", Quotes: quotes(t, with(fiatOnly, "USDC", "0.86", "USDT", "1.05"))},
 	})
@@ -131,38 +131,44 @@ func TestCombineStablecoinsAndUSDAreFixed(t *testing.T) {
 	}
 }
 
-func TestCombineNeedsEveryCoinAndCurrency(t *testing.T) {
+func TestCombineLeavesOutWhatNoSourceReported(t *testing.T) {
 	tests := []struct {
 		name    string
 		reports []Report
-		want    string
+		missing []string
 	}{
-		{"nothing at all", nil, "no source reported BTC, ETH, SOL, EUR, GBP, CAD, AUD"},
-		{"coins only", []Report{{Source: "kraken", Quotes: quotes(t, coinsOnly)}}, "no source reported EUR, GBP, CAD, AUD"},
-		{"fiat only", []Report{{Source: "ecb", Quotes: quotes(t, fiatOnly)}}, "no source reported BTC, ETH, SOL"},
+		{"coins only", []Report{{Source: "kraken", Quotes: quotes(t, coinsOnly)}}, []string{"EUR", "GBP", "CAD", "AUD"}},
+		{"fiat only", []Report{{Source: "ecb", Quotes: quotes(t, fiatOnly)}}, []string{"BTC", "ETH", "SOL"}},
 		{"one coin missing everywhere", []Report{
 			{Source: "a", Quotes: quotes(t, map[string]string{"BTC": "64000", "ETH": "3200"})},
 			{Source: "b", Quotes: quotes(t, with(fiatOnly, "BTC", "64000"))},
-		}, "no source reported SOL"},
+		}, []string{"SOL"}},
 		{"stablecoins alone do not cover coins", []Report{
 			{Source: "a", Quotes: quotes(t, with(fiatOnly, "USDC", "1", "USDT", "1"))},
-		}, "no source reported BTC, ETH, SOL"},
+		}, []string{"BTC", "ETH", "SOL"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			x, err := Combine(tt.reports)
-			if err == nil {
-				t.Fatalf("Combine = %+v, want an error", x)
+			x, err := combine(tt.reports)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("err = %q, want %q", err, tt.want)
+			if m := Missing(x); !slices.Equal(m, tt.missing) {
+				t.Errorf("missing %v, want %v", m, tt.missing)
 			}
 		})
+	}
+	// With nothing but the fixed values there is no snapshot: the one in
+	// force serves better.
+	for _, reports := range [][]Report{nil, {{Source: "a", Quotes: quotes(t, map[string]string{"USDC": "1"})}}} {
+		if x, err := combine(reports); err == nil || !strings.Contains(err.Error(), "no source reported BTC, ETH, SOL, EUR, GBP, CAD, AUD") {
+			t.Errorf("Combine = %+v, %v; want an error", x, err)
+		}
 	}
 }
 
 func TestCombineCoversFromDifferentSources(t *testing.T) {
-	x, err := Combine([]Report{
+	x, err := combine([]Report{
 		{Source: "kraken", Quotes: quotes(t, coinsOnly)},
 		{Source: "ecb", Quotes: quotes(t, fiatOnly)},
 	})

@@ -65,11 +65,12 @@ func (e *ECB) Fetch(ctx context.Context) (payd.Quotes, error) {
 	}
 	q, day, err := parseECB(body)
 	if err != nil {
-		return payd.Quotes{}, err
+		return payd.Quotes{}, categorized(payd.SourceErrMalformed, err)
 	}
 	if e.clock != nil {
 		if age := e.clock.Now().Sub(day); age > ECBMaxAge {
-			return payd.Quotes{}, fmt.Errorf("rate: ecb: reference rates of %s are %s old", day.Format(time.DateOnly), age.Round(time.Hour))
+			return payd.Quotes{}, categorized(payd.SourceErrStale,
+				fmt.Errorf("rate: ecb: reference rates of %s are %s old", day.Format(time.DateOnly), age.Round(time.Hour)))
 		}
 	}
 	if err := check(e.Name(), q); err != nil {

@@ -188,3 +188,8 @@ func readTestdata(t testing.TB, name string) []byte {
 	}
 	return b
 }
+
+// combine is Combine with no previous snapshot to carry values from.
+func combine(reports []Report) (*payd.ExchangeRates, error) {
+	return Combine(reports, nil, time.Time{})
+}

@@ -88,7 +88,7 @@ func parseKraken(body []byte) (payd.Quotes, error) {
 		return payd.Quotes{}, fmt.Errorf("rate: kraken: malformed answer: %w", err)
 	}
 	if len(t.Error) > 0 {
-		return payd.Quotes{}, fmt.Errorf("rate: kraken: %s", strings.Join(t.Error, "; "))
+		return payd.Quotes{}, categorized(payd.SourceErrRefused, fmt.Errorf("rate: kraken: %s", strings.Join(t.Error, "; ")))
 	}
 	if t.Result == nil {
 		return payd.Quotes{}, fmt.Errorf("rate: kraken: answer has no result")

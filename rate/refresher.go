@@ -215,11 +215,18 @@ func (r *Refresher) RunOnce(ctx context.Context) (err error) {
 	for i, t := range r.sources {
 		reports[i] = r.report(t, results[i], now)
 	}
-	x, err := Combine(reports)
+	r.mu.Lock()
+	prev := r.latest
+	r.mu.Unlock()
+	x, err := Combine(reports, prev, now)
 	if err != nil {
 		return err
 	}
 	r.logOutliers(x)
+	if m := Missing(x); len(m) > 0 {
+		r.log.Error("rate: no agreed value, left out of the snapshot: prices needing it are refused",
+			slog.Any("codes", m))
+	}
 	x.ID = payd.NewID(PrefixExchangeRates)
 	x.CreatedAt = now
 	if err := r.store.CreateExchangeRates(ctx, x); err != nil {
@@ -233,11 +240,23 @@ func (r *Refresher) RunOnce(ctx context.Context) (err error) {
 }
 
 // logOutliers logs every value of x's sources dropped for lying far from
-// the others, with the values, so an operator sees a source going wrong
-// before it matters.
+// the others (or, a fee coin, for being absurd), with the values, so an
+// operator sees a source going wrong before it matters; and every value
+// carried from the previous snapshot.
 func (r *Refresher) logOutliers(x *payd.ExchangeRates) {
+	for code, v := range x.Detail.Values {
+		if v.Note == payd.ValueCarried {
+			r.log.Warn("rate: no agreed value, previous one carried", slog.String("code", code),
+				slog.Time("as_of", v.AsOf), slog.Time("until", v.Until))
+		}
+	}
 	for _, s := range x.Detail.Sources {
 		for _, d := range s.Dropped {
+			if d.Reason == payd.DropImplausible {
+				r.log.Warn("rate: fee coin price absurd, dropped", slog.String("source", s.Name),
+					slog.String("code", d.Code), slog.String("value", d.Value.String()))
+				continue
+			}
 			r.log.Warn("rate: source far from the others, dropped", slog.String("source", s.Name),
 				slog.String("code", d.Code), slog.String("value", d.Value.String()),
 				slog.String("median", d.Median.String()), slog.Int64("deviation_bps", d.DeviationBps))
@@ -257,7 +276,11 @@ func (r *Refresher) fetchAll(ctx context.Context) []result {
 			if err == nil {
 				err = check(t.src.Name(), q)
 			}
-			results[i] = result{q: q, at: r.clock.Now(), err: err}
+			var dropped []payd.DroppedValue
+			if err == nil {
+				q, dropped = dropImplausible(q)
+			}
+			results[i] = result{q: q, at: r.clock.Now(), err: err, dropped: dropped}
 		})
 	}
 	wg.Wait()
@@ -289,7 +312,7 @@ func (r *Refresher) fetch(ctx context.Context, s payd.RateSource) (payd.Quotes, 
 		return a.q, a.err
 	case <-timer.C():
 		cancel(errTimeout)
-		return payd.Quotes{}, fmt.Errorf("rate: %s: %w within %s", s.Name(), errTimeout, FetchTimeout)
+		return payd.Quotes{}, categorized(payd.SourceErrTimeout, fmt.Errorf("rate: %s: %w within %s", s.Name(), errTimeout, FetchTimeout))
 	case <-ctx.Done():
 		return payd.Quotes{}, context.Cause(ctx)
 	}

@@ -65,6 +65,8 @@ type result struct {
 	q   payd.Quotes
 	at  time.Time
 	err error
+	// dropped are the fee coins dropped from q as absurd.
+	dropped []payd.DroppedValue
 }
 
 // asOf is when res's values are from: the source's own date, or the fetch.
@@ -90,13 +92,13 @@ func (r *Refresher) report(t *tracked, res result, now time.Time) Report {
 		if age := now.Sub(asOf); !res.q.AsOf.IsZero() && t.validity > 0 && age >= t.validity {
 			r.log.Warn("rate: source's values too old, source skipped", slog.String("source", name),
 				slog.Time("as_of", asOf), slog.Duration("age", age), slog.Duration("validity", t.validity))
-			return Report{Source: name, Err: fmt.Errorf("rate: %s: values of %s are %s old, limit %s", name,
-				asOf.Format(time.RFC3339), age.Round(time.Minute), t.validity)}
+			return Report{Source: name, Err: categorized(payd.SourceErrStale, fmt.Errorf("rate: %s: values of %s are %s old, limit %s",
+				name, asOf.Format(time.RFC3339), age.Round(time.Minute), t.validity))}
 		}
 		if t.validity > 0 {
 			t.last, t.fetchedAt, t.asOf = &res.q, res.at, asOf
 		}
-		return Report{Source: name, Quotes: res.q, AsOf: asOf}
+		return Report{Source: name, Quotes: res.q, AsOf: asOf, Validity: t.validity, Dropped: res.dropped}
 	}
 	if t.last == nil {
 		r.log.Warn("rate: source skipped", slog.String("source", name), slog.Any("error", res.err))
@@ -116,5 +118,5 @@ func (r *Refresher) report(t *tracked, res result, now time.Time) Report {
 		attrs = append(attrs, slog.Time("expires_at", t.asOf.Add(t.validity)))
 	}
 	r.log.Warn("rate: source failed, using its cached report", attrs...)
-	return Report{Source: name, Quotes: *t.last, Cached: true, AsOf: t.asOf}
+	return Report{Source: name, Quotes: *t.last, Cached: true, AsOf: t.asOf, Validity: t.validity}
 }

@@ -13,8 +13,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/big"
+	"net"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,7 +59,7 @@ func fetchJSON(ctx context.Context, client *http.Client, source, url string, hea
 	}
 	q, err := parse(body)
 	if err != nil {
-		return payd.Quotes{}, err
+		return payd.Quotes{}, categorized(payd.SourceErrMalformed, err)
 	}
 	if err := check(source, q); err != nil {
 		return payd.Quotes{}, err
@@ -65,7 +69,8 @@ func fetchJSON(ctx context.Context, client *http.Client, source, url string, hea
 
 // get fetches url and returns the body of a 200 answer. Any other status is
 // an error that names the source, with the start of the body, because the
-// services explain refusals (rate limits, unknown pairs) there.
+// services explain refusals (rate limits, unknown pairs) there; only the
+// logs show that text, a snapshot just the status (categorize).
 func get(ctx context.Context, client *http.Client, source, url, accept string, header http.Header) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -81,18 +86,19 @@ func get(ctx context.Context, client *http.Client, source, url, accept string, h
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("rate: %s: %w", source, err)
+		return nil, categorized(transportCategory(err), fmt.Errorf("rate: %s: %w", source, err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return nil, fmt.Errorf("rate: %s: reading answer: %w", source, err)
+		return nil, categorized(transportCategory(err), fmt.Errorf("rate: %s: reading answer: %w", source, err))
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("rate: %s: HTTP %d: %q", source, resp.StatusCode, snippet(body))
+		return nil, &sourceError{cat: payd.SourceErrHTTPStatus, status: resp.StatusCode,
+			err: fmt.Errorf("rate: %s: HTTP %d: %q", source, resp.StatusCode, snippet(body))}
 	}
 	if len(body) > maxBody {
-		return nil, fmt.Errorf("rate: %s: answer larger than %d bytes", source, maxBody)
+		return nil, categorized(payd.SourceErrTooLarge, fmt.Errorf("rate: %s: answer larger than %d bytes", source, maxBody))
 	}
 	return body, nil
 }
@@ -147,9 +153,10 @@ func exactRate(r *big.Rat) (money.Rate, error) {
 }
 
 // truncatedRate converts a positive r to a money.Rate, cutting it after 18
-// decimals. Cutting rather than rounding matters: every 6-decimal rounding
-// boundary lies on the 18-decimal grid, so rounding the cut value to 6
-// decimals later (Combine) gives exactly what rounding r itself would.
+// decimals. Cutting rather than rounding matters: every FiatDecimals
+// rounding boundary lies on the 18-decimal grid, so rounding the cut value
+// to FiatDecimals later (Combine) gives exactly what rounding r itself
+// would.
 func truncatedRate(r *big.Rat) (money.Rate, error) {
 	n := new(big.Int).Mul(r.Num(), scale18)
 	n.Quo(n, r.Denom())
@@ -192,16 +199,19 @@ var errEmpty = errors.New("reported no price payd uses")
 // check refuses quotes that are empty or hold an absurd value. The
 // Refresher runs it on every source, including ones written elsewhere, so
 // one broken source cannot move the median by much or at all. Coins and
-// currencies payd does not know are ignored, not refused.
+// currencies payd does not know are ignored, not refused, and so are fee
+// coins (money.FeeCoins): they are optional, so an absurd one is dropped
+// by dropImplausible instead of costing the source its other values.
 func check(source string, q payd.Quotes) error {
 	n := 0
 	for a, r := range q.Coins {
 		b, ok := coinBounds[a]
-		if !ok {
+		if !ok || slices.Contains(money.FeeCoins, a) {
 			continue
 		}
 		if !b.contains(r) {
-			return fmt.Errorf("rate: %s: %s at %s US dollars is outside [%s, %s]", source, a, r, b.min, b.max)
+			return categorized(payd.SourceErrImplausible,
+				fmt.Errorf("rate: %s: %s at %s US dollars is outside [%s, %s]", source, a, r, b.min, b.max))
 		}
 		n++
 	}
@@ -211,12 +221,88 @@ func check(source string, q payd.Quotes) error {
 			continue
 		}
 		if !b.contains(r) {
-			return fmt.Errorf("rate: %s: %s at %s US dollars is outside [%s, %s]", source, c, r, b.min, b.max)
+			return categorized(payd.SourceErrImplausible,
+				fmt.Errorf("rate: %s: %s at %s US dollars is outside [%s, %s]", source, c, r, b.min, b.max))
 		}
 		n++
 	}
 	if n == 0 {
-		return fmt.Errorf("rate: %s: %w", source, errEmpty)
+		for _, a := range money.FeeCoins {
+			if r, ok := q.Coins[a]; ok && coinBounds[a].contains(r) {
+				return nil
+			}
+		}
+		return categorized(payd.SourceErrMalformed, fmt.Errorf("rate: %s: %w", source, errEmpty))
 	}
 	return nil
+}
+
+// dropImplausible returns q without its fee coins that lie outside their
+// plausible range, and those values, for the snapshot's Detail. q itself
+// is not changed: a source may share its maps.
+func dropImplausible(q payd.Quotes) (payd.Quotes, []payd.DroppedValue) {
+	var out []payd.DroppedValue
+	for _, a := range money.FeeCoins {
+		if r, ok := q.Coins[a]; ok && !coinBounds[a].contains(r) {
+			out = append(out, payd.DroppedValue{Code: string(a), Reason: payd.DropImplausible, Value: r})
+		}
+	}
+	if len(out) == 0 {
+		return q, nil
+	}
+	coins := maps.Clone(q.Coins)
+	for _, d := range out {
+		delete(coins, money.Asset(d.Code))
+	}
+	q.Coins = coins
+	return q, out
+}
+
+// sourceError is a source's failure with its category, which is all a
+// snapshot keeps of it (payd.SourceState); Error is the full text, for
+// the logs.
+type sourceError struct {
+	cat    payd.SourceError
+	status int
+	err    error
+}
+
+func (e *sourceError) Error() string { return e.err.Error() }
+func (e *sourceError) Unwrap() error { return e.err }
+
+// categorized gives err the category cat unless it has one already: the
+// innermost cause knows best what went wrong.
+func categorized(cat payd.SourceError, err error) error {
+	var se *sourceError
+	if errors.As(err, &se) {
+		return err
+	}
+	return &sourceError{cat: cat, err: err}
+}
+
+// transportCategory tells a request that timed out from one that never
+// reached the service.
+func transportCategory(err error) payd.SourceError {
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTimeout) || errors.As(err, &ne) && ne.Timeout() {
+		return payd.SourceErrTimeout
+	}
+	return payd.SourceErrUnreachable
+}
+
+// categorize returns what a snapshot shows of a source's error: its
+// category and, for an HTTP status, the status. An error a source gave no
+// category (a source written elsewhere) is a timeout or unreachable when
+// it says so, else SourceErrOther.
+func categorize(err error) (payd.SourceError, int) {
+	var se *sourceError
+	if errors.As(err, &se) {
+		return se.cat, se.status
+	}
+	var ne net.Error
+	var ue *url.Error
+	if errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTimeout) {
+		return transportCategory(err), 0
+	}
+	return payd.SourceErrOther, 0
 }

@@ -132,41 +132,42 @@ func TestSourceErrors(t *testing.T) {
 		source  func(url string) payd.RateSource
 		replies map[string]reply
 		want    string // in the error, after the source's name
+		cat     payd.SourceError
 	}{
-		{"coinbase 500", coinbase, withCoinbase(coinbaseETH, reply{status: 500, body: "oops"}), "HTTP 500"},
-		{"coinbase 404", coinbase, withCoinbase(coinbaseSOL, reply{status: 404, file: "coinbase_not_found.json"}), "Invalid base currency"},
-		{"coinbase malformed", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"amount":`}), "malformed"},
-		{"coinbase no data", coinbase, withCoinbase(coinbaseBTC, reply{body: `{}`}), "no data"},
-		{"coinbase no amount", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"base":"BTC","currency":"USD"}}`}), "no amount"},
-		{"coinbase other pair", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"amount":"1","base":"ETH","currency":"USD"}}`}), "answer is for"},
-		{"coinbase number", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"amount":64000,"base":"BTC","currency":"USD"}}`}), "malformed"},
-		{"coinbase negative", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"amount":"-64000","base":"BTC","currency":"USD"}}`}), "not a positive decimal"},
-		{"coinbase zero", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"amount":"0.00","base":"BTC","currency":"USD"}}`}), "not a positive decimal"},
-		{"coinbase absurd", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"amount":"6.40","base":"BTC","currency":"USD"}}`}), "outside"},
-		{"kraken 500", kraken, map[string]reply{krakenPath: {status: 502, body: "<html>bad gateway</html>"}}, "HTTP 502"},
-		{"kraken error list", kraken, map[string]reply{krakenPath: {file: "kraken_unknown_pair.json"}}, "EQuery:Unknown asset pair"},
-		{"kraken malformed", kraken, map[string]reply{krakenPath: {body: `{"error":[],"result":`}}, "malformed"},
-		{"kraken no result", kraken, map[string]reply{krakenPath: {body: `{"error":[]}`}}, "no result"},
-		{"kraken missing SOL", kraken, map[string]reply{krakenPath: {body: `{"error":[],"result":{"XXBTZUSD":{"c":["66920.1","1"]},"XETHZUSD":{"c":["3092.79","1"]}}}`}}, "no SOLUSD market"},
-		{"kraken empty c", kraken, map[string]reply{krakenPath: {body: `{"error":[],"result":{"XXBTZUSD":{"c":[]},"XETHZUSD":{"c":["3092.79","1"]},"SOLUSD":{"c":["171","1"]}}}`}}, "no last trade"},
-		{"kraken zero", kraken, map[string]reply{krakenPath: {body: `{"error":[],"result":{"XXBTZUSD":{"c":["0.00000","1"]},"XETHZUSD":{"c":["3092.79","1"]},"SOLUSD":{"c":["171","1"]}}}`}}, "not a positive decimal"},
-		{"kraken absurd", kraken, map[string]reply{krakenPath: {body: `{"error":[],"result":{"XXBTZUSD":{"c":["66920.1","1"]},"XETHZUSD":{"c":["3.09279","1"]},"SOLUSD":{"c":["171","1"]}}}`}}, "ETH at 3.09279"},
-		{"coingecko 429", gecko, map[string]reply{geckoPath: {status: 429, file: "coingecko_rate_limited.json"}}, "HTTP 429"},
-		{"coingecko malformed", gecko, map[string]reply{geckoPath: {body: `[1,2]`}}, "malformed"},
-		{"coingecko missing", gecko, map[string]reply{geckoPath: {body: `{"bitcoin":{"usd":66905},"ethereum":{"usd":3091.12}}`}}, "no usd price for solana"},
-		{"coingecko null", gecko, map[string]reply{geckoPath: {body: `{"bitcoin":{"usd":null},"ethereum":{"usd":3091.12},"solana":{"usd":171}}`}}, "bitcoin price"},
-		{"coingecko negative", gecko, map[string]reply{geckoPath: {body: `{"bitcoin":{"usd":-66905},"ethereum":{"usd":3091.12},"solana":{"usd":171}}`}}, "not a positive decimal"},
-		{"coingecko absurd", gecko, map[string]reply{geckoPath: {body: `{"bitcoin":{"usd":6.69e9},"ethereum":{"usd":3091.12},"solana":{"usd":171}}`}}, "outside"},
-		{"ecb 500", ecb, map[string]reply{ecbPath: {status: 500}}, "HTTP 500"},
-		{"ecb malformed", ecb, map[string]reply{ecbPath: {body: `<gesmes:Envelope><Cube>`}}, "malformed"},
-		{"ecb html", ecb, map[string]reply{ecbPath: {body: `<html><body>maintenance</body></html>`}}, "malformed"},
-		{"ecb no USD", ecb, map[string]reply{ecbPath: ecbWith("currency='USD'", "currency='XUS'")}, "no USD rate"},
-		{"ecb no CAD", ecb, map[string]reply{ecbPath: ecbWith("<Cube currency='CAD' rate='1.4781'/>", "")}, "no CAD rate"},
-		{"ecb twice", ecb, map[string]reply{ecbPath: ecbWith("currency='JPY'", "currency='GBP'")}, "listed twice"},
-		{"ecb zero", ecb, map[string]reply{ecbPath: ecbWith("rate='0.85560'", "rate='0'")}, "not a positive decimal"},
-		{"ecb absurd", ecb, map[string]reply{ecbPath: ecbWith("rate='1.4781'", "rate='1478.1'")}, "CAD at"},
-		{"ecb bad date", ecb, map[string]reply{ecbPath: ecbWith("2024-05-17", "17/05/2024")}, "reference date"},
-		{"ecb two days", ecb, map[string]reply{ecbPath: ecbWith("<Cube time='2024-05-17'>", "<Cube time='2024-05-16'></Cube><Cube time='2024-05-17'>")}, "exactly one day"},
+		{"coinbase 500", coinbase, withCoinbase(coinbaseETH, reply{status: 500, body: "oops"}), "HTTP 500", payd.SourceErrHTTPStatus},
+		{"coinbase 404", coinbase, withCoinbase(coinbaseSOL, reply{status: 404, file: "coinbase_not_found.json"}), "Invalid base currency", payd.SourceErrHTTPStatus},
+		{"coinbase malformed", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"amount":`}), "malformed", payd.SourceErrMalformed},
+		{"coinbase no data", coinbase, withCoinbase(coinbaseBTC, reply{body: `{}`}), "no data", payd.SourceErrMalformed},
+		{"coinbase no amount", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"base":"BTC","currency":"USD"}}`}), "no amount", payd.SourceErrMalformed},
+		{"coinbase other pair", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"amount":"1","base":"ETH","currency":"USD"}}`}), "answer is for", payd.SourceErrMalformed},
+		{"coinbase number", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"amount":64000,"base":"BTC","currency":"USD"}}`}), "malformed", payd.SourceErrMalformed},
+		{"coinbase negative", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"amount":"-64000","base":"BTC","currency":"USD"}}`}), "not a positive decimal", payd.SourceErrMalformed},
+		{"coinbase zero", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"amount":"0.00","base":"BTC","currency":"USD"}}`}), "not a positive decimal", payd.SourceErrMalformed},
+		{"coinbase absurd", coinbase, withCoinbase(coinbaseBTC, reply{body: `{"data":{"amount":"6.40","base":"BTC","currency":"USD"}}`}), "outside", payd.SourceErrImplausible},
+		{"kraken 500", kraken, map[string]reply{krakenPath: {status: 502, body: "<html>bad gateway</html>"}}, "HTTP 502", payd.SourceErrHTTPStatus},
+		{"kraken error list", kraken, map[string]reply{krakenPath: {file: "kraken_unknown_pair.json"}}, "EQuery:Unknown asset pair", payd.SourceErrRefused},
+		{"kraken malformed", kraken, map[string]reply{krakenPath: {body: `{"error":[],"result":`}}, "malformed", payd.SourceErrMalformed},
+		{"kraken no result", kraken, map[string]reply{krakenPath: {body: `{"error":[]}`}}, "no result", payd.SourceErrMalformed},
+		{"kraken missing SOL", kraken, map[string]reply{krakenPath: {body: `{"error":[],"result":{"XXBTZUSD":{"c":["66920.1","1"]},"XETHZUSD":{"c":["3092.79","1"]}}}`}}, "no SOLUSD market", payd.SourceErrMalformed},
+		{"kraken empty c", kraken, map[string]reply{krakenPath: {body: `{"error":[],"result":{"XXBTZUSD":{"c":[]},"XETHZUSD":{"c":["3092.79","1"]},"SOLUSD":{"c":["171","1"]}}}`}}, "no last trade", payd.SourceErrMalformed},
+		{"kraken zero", kraken, map[string]reply{krakenPath: {body: `{"error":[],"result":{"XXBTZUSD":{"c":["0.00000","1"]},"XETHZUSD":{"c":["3092.79","1"]},"SOLUSD":{"c":["171","1"]}}}`}}, "not a positive decimal", payd.SourceErrMalformed},
+		{"kraken absurd", kraken, map[string]reply{krakenPath: {body: `{"error":[],"result":{"XXBTZUSD":{"c":["66920.1","1"]},"XETHZUSD":{"c":["3.09279","1"]},"SOLUSD":{"c":["171","1"]}}}`}}, "ETH at 3.09279", payd.SourceErrImplausible},
+		{"coingecko 429", gecko, map[string]reply{geckoPath: {status: 429, file: "coingecko_rate_limited.json"}}, "HTTP 429", payd.SourceErrHTTPStatus},
+		{"coingecko malformed", gecko, map[string]reply{geckoPath: {body: `[1,2]`}}, "malformed", payd.SourceErrMalformed},
+		{"coingecko missing", gecko, map[string]reply{geckoPath: {body: `{"bitcoin":{"usd":66905},"ethereum":{"usd":3091.12}}`}}, "no usd price for solana", payd.SourceErrMalformed},
+		{"coingecko null", gecko, map[string]reply{geckoPath: {body: `{"bitcoin":{"usd":null},"ethereum":{"usd":3091.12},"solana":{"usd":171}}`}}, "bitcoin price", payd.SourceErrMalformed},
+		{"coingecko negative", gecko, map[string]reply{geckoPath: {body: `{"bitcoin":{"usd":-66905},"ethereum":{"usd":3091.12},"solana":{"usd":171}}`}}, "not a positive decimal", payd.SourceErrMalformed},
+		{"coingecko absurd", gecko, map[string]reply{geckoPath: {body: `{"bitcoin":{"usd":6.69e9},"ethereum":{"usd":3091.12},"solana":{"usd":171}}`}}, "outside", payd.SourceErrImplausible},
+		{"ecb 500", ecb, map[string]reply{ecbPath: {status: 500}}, "HTTP 500", payd.SourceErrHTTPStatus},
+		{"ecb malformed", ecb, map[string]reply{ecbPath: {body: `<gesmes:Envelope><Cube>`}}, "malformed", payd.SourceErrMalformed},
+		{"ecb html", ecb, map[string]reply{ecbPath: {body: `<html><body>maintenance</body></html>`}}, "malformed", payd.SourceErrMalformed},
+		{"ecb no USD", ecb, map[string]reply{ecbPath: ecbWith("currency='USD'", "currency='XUS'")}, "no USD rate", payd.SourceErrMalformed},
+		{"ecb no CAD", ecb, map[string]reply{ecbPath: ecbWith("<Cube currency='CAD' rate='1.4781'/>", "")}, "no CAD rate", payd.SourceErrMalformed},
+		{"ecb twice", ecb, map[string]reply{ecbPath: ecbWith("currency='JPY'", "currency='GBP'")}, "listed twice", payd.SourceErrMalformed},
+		{"ecb zero", ecb, map[string]reply{ecbPath: ecbWith("rate='0.85560'", "rate='0'")}, "not a positive decimal", payd.SourceErrMalformed},
+		{"ecb absurd", ecb, map[string]reply{ecbPath: ecbWith("rate='1.4781'", "rate='1478.1'")}, "CAD at", payd.SourceErrImplausible},
+		{"ecb bad date", ecb, map[string]reply{ecbPath: ecbWith("2024-05-17", "17/05/2024")}, "reference date", payd.SourceErrMalformed},
+		{"ecb two days", ecb, map[string]reply{ecbPath: ecbWith("<Cube time='2024-05-17'>", "<Cube time='2024-05-16'></Cube><Cube time='2024-05-17'>")}, "exactly one day", payd.SourceErrMalformed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,6 +179,15 @@ func TestSourceErrors(t *testing.T) {
 			}
 			if !strings.HasPrefix(err.Error(), "rate: "+s.Name()+":") || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error = %q, want it to name %s and say %q", err, s.Name(), tt.want)
+			}
+			// A snapshot keeps the category only, never upstream text.
+			cat, status := categorize(err)
+			wantStatus := 0
+			if tt.cat == payd.SourceErrHTTPStatus {
+				wantStatus = tt.replies[firstFailing(tt.replies)].status
+			}
+			if cat != tt.cat || status != wantStatus {
+				t.Errorf("category %s %d, want %s %d", cat, status, tt.cat, wantStatus)
 			}
 		})
 	}
@@ -265,5 +275,34 @@ func TestStatic(t *testing.T) {
 	s.Set(quotes(t, map[string]string{"BTC": "0.5"}))
 	if _, err := s.Fetch(context.Background()); err == nil || !strings.Contains(err.Error(), "rate: static: BTC") {
 		t.Errorf("absurd table: err = %v", err)
+	}
+}
+
+// firstFailing is the path of the reply that is not a 200.
+func firstFailing(replies map[string]reply) string {
+	for path, r := range replies {
+		if r.status != 0 && r.status != 200 {
+			return path
+		}
+	}
+	return ""
+}
+
+func TestTransportErrorsAreCategorized(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	_, err := NewKraken(nil, url).Fetch(context.Background())
+	if cat, _ := categorize(err); cat != payd.SourceErrUnreachable {
+		t.Errorf("closed server: %s (%v)", cat, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	_, err = NewKraken(nil, url).Fetch(ctx)
+	if cat, _ := categorize(err); cat != payd.SourceErrTimeout {
+		t.Errorf("deadline: %s (%v)", cat, err)
+	}
+	if cat, _ := categorize(errors.New("something a source written elsewhere said")); cat != payd.SourceErrOther {
+		t.Errorf("plain error: %s", cat)
 	}
 }

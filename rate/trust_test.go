@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -67,7 +68,7 @@ func TestLiveSourcesAllAnswer(t *testing.T) {
 		t.Errorf("coins %v", x.Coins)
 	}
 	// EUR: mean of the ECB's 1.0866 and the Bank of Canada's 1.4803/1.3620.
-	if x.Fiat[money.EUR].String() != "1.086729" {
+	if x.Fiat[money.EUR].String() != "1.0867287812" {
 		t.Errorf("EUR %s", x.Fiat[money.EUR])
 	}
 	if v := x.Detail.Values["BTC"]; v.Sources != 3 || v.SpreadBps != 2 {
@@ -104,7 +105,7 @@ func TestOneSourceDownTheOthersCarryOn(t *testing.T) {
 		t.Errorf("BTC %d", x.Coins[money.BTC])
 	}
 	cb := stateOf(t, x, "coinbase")
-	if cb.Status != payd.SourceFailed || !strings.Contains(cb.Error, "HTTP 503") || !cb.AsOf.IsZero() {
+	if cb.Status != payd.SourceFailed || cb.Error != payd.SourceErrHTTPStatus || cb.HTTPStatus != 503 || !cb.AsOf.IsZero() {
 		t.Errorf("coinbase %+v", cb)
 	}
 	if v := x.Detail.Values["BTC"]; v.Sources != 2 {
@@ -151,15 +152,15 @@ func TestOneSourceFarOffIsDroppedAndLogged(t *testing.T) {
 }
 
 func TestTwoSourcesThatDisagreeAreBothDropped(t *testing.T) {
-	x, err := Combine([]Report{
+	x, err := combine([]Report{
 		{Source: "a", Quotes: quotes(t, with(coinsOnly, "EUR", "1.08", "GBP", "1.27", "CAD", "0.73", "AUD", "0.66"))},
 		{Source: "b", Quotes: quotes(t, with(coinsOnly, "EUR", "1.20", "GBP", "1.271", "CAD", "0.73", "AUD", "0.66"))},
 	})
-	if err == nil || !strings.Contains(err.Error(), "no source reported EUR") {
+	if err != nil || !slices.Equal(Missing(x), []string{"EUR"}) || x.Fiat[money.GBP].String() != "1.2705" {
 		t.Fatalf("Combine = %v, %v; want EUR missing", x, err)
 	}
 	// Within the limit, both count.
-	x, err = Combine([]Report{
+	x, err = combine([]Report{
 		{Source: "a", Quotes: quotes(t, with(coinsOnly, "EUR", "1.08", "GBP", "1.27", "CAD", "0.73", "AUD", "0.66"))},
 		{Source: "b", Quotes: quotes(t, with(coinsOnly, "EUR", "1.09", "GBP", "1.27", "CAD", "0.73", "AUD", "0.66"))},
 	})
@@ -169,7 +170,7 @@ func TestTwoSourcesThatDisagreeAreBothDropped(t *testing.T) {
 }
 
 func TestFeeCoinsAreOptional(t *testing.T) {
-	x, err := Combine([]Report{{Source: "a", Quotes: quotes(t, with(with(coinsOnly, "EUR", "1.08", "GBP", "1.27", "CAD", "0.73", "AUD", "0.66")))}})
+	x, err := combine([]Report{{Source: "a", Quotes: quotes(t, with(with(coinsOnly, "EUR", "1.08", "GBP", "1.27", "CAD", "0.73", "AUD", "0.66")))}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,16 +213,30 @@ func TestAllSourcesStaleRefusesASnapshot(t *testing.T) {
 	if s := stateOf(t, x, "kraken"); s.Status != payd.SourceCached || !s.AsOf.Equal(fileDay) {
 		t.Errorf("kraken %+v", s)
 	}
-	// Then every coin source is past its limit: no snapshot.
+	// Then every coin source is past its limit, and so are the coin
+	// values the last snapshot could carry: the snapshot is made with the
+	// banks' rates (cached, six days) and no coin, so a coin checkout is
+	// refused from now on.
 	b.clock.Advance(time.Second)
-	err := b.r.RunOnce(ctx)
-	if err == nil || !strings.Contains(err.Error(), "no source reported BTC, ETH, SOL") {
+	if err := b.r.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	x, err := b.r.Fresh(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := Missing(x); !slices.Equal(m, []string{"BTC", "ETH", "SOL"}) || x.Lacks(money.USD, money.BTC) != "BTC" {
+		t.Errorf("missing %v", m)
+	}
+	if x.Lacks(money.EUR, "") != "" {
+		t.Errorf("EUR lacking: %v", x.Fiat)
+	}
+	// When nothing at all is left (the banks' files past six days too),
+	// no snapshot is made and the last serves on for the max age.
+	b.clock.Advance(ReferenceValidity)
+	if err := b.r.RunOnce(ctx); err == nil || !strings.Contains(err.Error(), "no source reported BTC, ETH, SOL, EUR, GBP, CAD, AUD") {
 		t.Fatalf("RunOnce = %v", err)
 	}
-	if _, err := b.r.Fresh(ctx); err != nil {
-		t.Fatalf("the last snapshot is still within the max age: %v", err)
-	}
-	b.clock.Advance(DefaultMaxAge)
 	_, err = b.r.Fresh(ctx)
 	wantUnavailable(t, err)
 	// A USD price in a stablecoin needs none of it.
@@ -251,11 +266,14 @@ func TestCentralBanksClosedOverAWeekend(t *testing.T) {
 			t.Errorf("at Friday +%s: EUR %+v", at, x.Detail.Values["EUR"])
 		}
 	}
-	// Six days after Friday the same files are too old: no fiat rate.
+	// Six days after Friday the same files are too old: no fiat rate,
+	// nor one to carry.
 	b.clock.Set(friday.Add(ReferenceValidity))
-	err := b.r.RunOnce(ctx)
-	if err == nil || !strings.Contains(err.Error(), "no source reported EUR, GBP, CAD, AUD") {
-		t.Fatalf("RunOnce = %v", err)
+	if err := b.r.RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if x, _ := b.r.Fresh(ctx); !slices.Equal(Missing(x), []string{"EUR", "GBP", "CAD", "AUD"}) {
+		t.Errorf("missing %v", Missing(x))
 	}
 	for _, s := range []string{`msg="rate: source's values too old, source skipped" source=ecb`,
 		`msg="rate: source's values too old, source skipped" source=bankofcanada`} {

@@ -98,40 +98,67 @@ type storedDetail struct {
 	Values  map[string]storedValue `json:"values"`
 }
 
-// storedValue is a payd.ValueState.
+// storedValue is a payd.ValueState. Details stored before as_of, until
+// and note were kept read back without them (not carriable).
 type storedValue struct {
-	Sources   int   `json:"sources"`
-	SpreadBps int64 `json:"spread_bps"`
+	Sources   int    `json:"sources"`
+	SpreadBps int64  `json:"spread_bps"`
+	AsOf      int64  `json:"as_of,omitempty"`
+	Until     int64  `json:"until,omitempty"`
+	Note      string `json:"note,omitempty"`
 }
 
 type storedSourceState struct {
-	Name    string          `json:"name"`
-	Status  string          `json:"status"`
-	AsOf    int64           `json:"as_of,omitempty"`
-	Error   string          `json:"error,omitempty"`
-	Dropped []storedDropped `json:"dropped,omitempty"`
+	Name       string          `json:"name"`
+	Status     string          `json:"status"`
+	AsOf       int64           `json:"as_of,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	HTTPStatus int             `json:"http_status,omitempty"`
+	Dropped    []storedDropped `json:"dropped,omitempty"`
 }
 
+// storedDropped is a payd.DroppedValue; no reason means an outlier, the
+// only reason before fee coins could be dropped alone.
 type storedDropped struct {
 	Code         string `json:"code"`
+	Reason       string `json:"reason,omitempty"`
 	Value        string `json:"value"`
-	Median       string `json:"median"`
+	Median       string `json:"median,omitempty"`
 	DeviationBps int64  `json:"deviation_bps"`
+}
+
+// optMicros is micros for a time that may be unset (zero stays 0).
+func optMicros(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return micros(t)
+}
+
+// optFromMicros undoes optMicros.
+func optFromMicros(us int64) time.Time {
+	if us == 0 {
+		return time.Time{}
+	}
+	return fromMicros(us)
 }
 
 // storeDetail returns the stored form of d.
 func storeDetail(d *payd.RateDetail) storedDetail {
 	out := storedDetail{Sources: make([]storedSourceState, len(d.Sources)), Values: map[string]storedValue{}}
 	for code, v := range d.Values {
-		out.Values[code] = storedValue(v)
+		out.Values[code] = storedValue{Sources: v.Sources, SpreadBps: v.SpreadBps, AsOf: optMicros(v.AsOf),
+			Until: optMicros(v.Until), Note: string(v.Note)}
 	}
 	for i, s := range d.Sources {
-		st := storedSourceState{Name: s.Name, Status: string(s.Status), Error: s.Error}
-		if !s.AsOf.IsZero() {
-			st.AsOf = micros(s.AsOf)
-		}
+		st := storedSourceState{Name: s.Name, Status: string(s.Status), AsOf: optMicros(s.AsOf), Error: string(s.Error),
+			HTTPStatus: s.HTTPStatus}
 		for _, v := range s.Dropped {
-			st.Dropped = append(st.Dropped, storedDropped{v.Code, v.Value.String(), v.Median.String(), v.DeviationBps})
+			d := storedDropped{Code: v.Code, Reason: string(v.Reason), Value: v.Value.String(), DeviationBps: v.DeviationBps}
+			if !v.Median.IsZero() {
+				d.Median = v.Median.String()
+			}
+			st.Dropped = append(st.Dropped, d)
 		}
 		out.Sources[i] = st
 	}
@@ -142,23 +169,29 @@ func storeDetail(d *payd.RateDetail) storedDetail {
 func (d storedDetail) detail() (*payd.RateDetail, error) {
 	out := &payd.RateDetail{Sources: make([]payd.SourceState, len(d.Sources)), Values: map[string]payd.ValueState{}}
 	for code, v := range d.Values {
-		out.Values[code] = payd.ValueState(v)
+		out.Values[code] = payd.ValueState{Sources: v.Sources, SpreadBps: v.SpreadBps, AsOf: optFromMicros(v.AsOf),
+			Until: optFromMicros(v.Until), Note: payd.ValueNote(v.Note)}
 	}
 	for i, s := range d.Sources {
-		st := payd.SourceState{Name: s.Name, Status: payd.SourceStatus(s.Status), Error: s.Error}
-		if s.AsOf != 0 {
-			st.AsOf = fromMicros(s.AsOf)
-		}
+		st := payd.SourceState{Name: s.Name, Status: payd.SourceStatus(s.Status), AsOf: optFromMicros(s.AsOf),
+			Error: payd.SourceError(s.Error), HTTPStatus: s.HTTPStatus}
 		for _, v := range s.Dropped {
 			value, err := money.ParseRate(v.Value)
 			if err != nil {
 				return nil, fmt.Errorf("%s %s: %w", s.Name, v.Code, err)
 			}
-			median, err := money.ParseRate(v.Median)
-			if err != nil {
-				return nil, fmt.Errorf("%s %s: %w", s.Name, v.Code, err)
+			var median money.Rate
+			if v.Median != "" {
+				if median, err = money.ParseRate(v.Median); err != nil {
+					return nil, fmt.Errorf("%s %s: %w", s.Name, v.Code, err)
+				}
 			}
-			st.Dropped = append(st.Dropped, payd.DroppedValue{Code: v.Code, Value: value, Median: median, DeviationBps: v.DeviationBps})
+			reason := payd.DropReason(v.Reason)
+			if reason == "" {
+				reason = payd.DropOutlier
+			}
+			st.Dropped = append(st.Dropped, payd.DroppedValue{Code: v.Code, Reason: reason, Value: value, Median: median,
+				DeviationBps: v.DeviationBps})
 		}
 		out.Sources[i] = st
 	}

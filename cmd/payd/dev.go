@@ -95,7 +95,7 @@ func seedConfig(payments, businesses int, s uint64, now string, batch int) (seed
 		}
 		at = t
 	}
-	x, err := rate.Combine([]rate.Report{{Source: "static", Quotes: rate.DevQuotes()}})
+	x, err := rate.Combine([]rate.Report{{Source: "static", Quotes: rate.DevQuotes()}}, nil, at)
 	if err != nil {
 		return seed.Config{}, err
 	}

@@ -50,11 +50,16 @@ func testExchangeRates(t *testing.T, b *bundle) {
 		x.Detail = &payd.RateDetail{
 			Sources: []payd.SourceState{
 				{Name: "coinbase", Status: payd.SourceAnswered, AsOf: t0.Add(time.Minute), Dropped: []payd.DroppedValue{
-					{Code: "BTC", Value: money.MustRate("80000"), Median: money.MustRate("66920.100000000000000001"), DeviationBps: 1954}}},
+					{Code: "BTC", Reason: payd.DropOutlier, Value: money.MustRate("80000"),
+						Median: money.MustRate("66920.100000000000000001"), DeviationBps: 1954},
+					{Code: "TRX", Reason: payd.DropImplausible, Value: money.MustRate("5000")}}},
 				{Name: "ecb", Status: payd.SourceCached, AsOf: t0.Add(-24 * time.Hour)},
-				{Name: "kraken", Status: payd.SourceFailed, Error: "rate: kraken: HTTP 503"},
+				{Name: "kraken", Status: payd.SourceFailed, Error: payd.SourceErrHTTPStatus, HTTPStatus: 503},
+				{Name: "coingecko", Status: payd.SourceFailed, Error: payd.SourceErrTimeout},
 			},
-			Values: map[string]payd.ValueState{"BTC": {Sources: 2, SpreadBps: 3}, "EUR": {Sources: 1}},
+			Values: map[string]payd.ValueState{"BTC": {Sources: 2, SpreadBps: 3, AsOf: t0, Until: t0.Add(2 * time.Minute)},
+				"EUR": {Sources: 1}, "AUD": {Sources: 2, SpreadBps: 5, AsOf: t0.Add(-24 * time.Hour), Until: t0.Add(120 * time.Hour),
+					Note: payd.ValueCarried}, "TRX": {Sources: 1, Note: payd.ValueBelowOneCent}},
 		}
 		must(t, st.CreateExchangeRates(ctx, x))
 		got, err := st.ExchangeRatesByID(ctx, x.ID)
