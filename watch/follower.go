@@ -347,7 +347,7 @@ func (f *Follower) notYet(err error, now time.Time) error {
 		f.log.Debug("the node has no block yet below the tip it named; reading it again next run", slog.Any("error", err))
 		return nil
 	}
-	return payd.Errorf(payd.ErrUpstreamUnavailable, "for %s the node has named a tip it has no block below: %v",
+	return payd.Errorf(payd.ErrUpstreamUnavailable, "for %s the node has named a tip but had no block up to it: %v",
 		now.Sub(f.notYetSince).Round(time.Second), err)
 }
 

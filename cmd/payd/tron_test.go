@@ -13,9 +13,7 @@ import (
 // TestServeFollowsTron runs payd serve without --dev on trontest's node,
 // reached with a TronGrid API key in the URL and its token named as USDT:
 // the follower reads the chain to the node's tip and follows it as it
-// grows, and payd networks shows the chain, never the key. (Opening a
-// tron checkout needs a TRX price for the fee estimate, which the rates
-// do not carry yet.)
+// grows, and payd networks shows the chain, never the key.
 func TestServeFollowsTron(t *testing.T) {
 	dsns(t, func(t *testing.T, dsn string) {
 		node := trontest.Start(t, trontest.Options{APIKey: "sekrit-key"})
