@@ -152,7 +152,10 @@ type Node interface {
 	// Tip is the node's best block.
 	Tip(ctx context.Context) (BlockRef, error)
 	// BlockAt returns the block at height on the node's best chain with
-	// its transfers to the addresses in w.
+	// its transfers to the addresses in w. not_found when the node has no
+	// block there yet although its Tip is at or above height (a provider's
+	// backend behind the one that answered Tip): the follower reads it
+	// again at its next run rather than fail.
 	BlockAt(ctx context.Context, height int64, w Watched) (Block, error)
 	// Pending reads the node's mempool: the waiting transfers to the
 	// addresses in w (none on a node whose mempool payd does not read),

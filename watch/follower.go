@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"log/slog"
 	"maps"
@@ -111,6 +112,7 @@ type Follower struct {
 	saved       payd.ChainStatus     // the last stored
 	savedAt     time.Time
 	behind      bool
+	notYetSince time.Time // since when BlockAt has had no block at a height below the tip
 
 	mu      sync.Mutex
 	changed chan struct{}
@@ -307,6 +309,10 @@ func (f *Follower) follow(ctx context.Context, now time.Time) error {
 	}
 	head, err := f.advance(ctx, tip, now)
 	f.status.Head = head.BlockRef
+	if ny := (notYetError{}); errors.As(err, &ny) {
+		return f.notYet(ny.err, now)
+	}
+	f.notYetSince = time.Time{}
 	if err != nil {
 		return err
 	}
@@ -316,6 +322,33 @@ func (f *Follower) follow(ctx context.Context, now time.Time) error {
 		return nil
 	}
 	return f.pending(ctx, tip, now)
+}
+
+// notYetError is BlockAt's not_found for a block at or below the tip the
+// node named (advance).
+type notYetError struct{ err error }
+
+func (e notYetError) Error() string { return e.err.Error() }
+func (e notYetError) Unwrap() error { return e.err }
+
+// notYet ends a run whose node named a tip but had no block at a height
+// below it: a provider's load balancer sent the two reads to backends a
+// block or two apart. The follower reads again at its next run, without
+// backing off or failing the status (which would refuse checkouts for a
+// lag of seconds), and without reading the mempool. A node that keeps
+// naming a tip it has no block for (staleAfter) is failing: err is
+// returned as upstream_unavailable then.
+func (f *Follower) notYet(err error, now time.Time) error {
+	f.behind, f.missing = false, nil
+	if f.notYetSince.IsZero() {
+		f.notYetSince = now
+	}
+	if now.Sub(f.notYetSince) < staleAfter {
+		f.log.Debug("the node has no block yet below the tip it named; reading it again next run", slog.Any("error", err))
+		return nil
+	}
+	return payd.Errorf(payd.ErrUpstreamUnavailable, "for %s the node has named a tip but had no block up to it: %v",
+		now.Sub(f.notYetSince).Round(time.Second), err)
 }
 
 // refresh brings the watched set up to date: whole every Rebuild (and at
@@ -363,6 +396,9 @@ func (f *Follower) advance(ctx context.Context, tip payd.BlockRef, now time.Time
 	head, err := f.store.ChainHead(ctx, name)
 	if payd.IsNotFound(err) {
 		b, err := f.node.BlockAt(ctx, tip.Height, f.watched)
+		if payd.IsNotFound(err) {
+			return payd.Block{}, notYetError{err}
+		}
 		if err != nil {
 			return payd.Block{}, err
 		}
@@ -409,6 +445,9 @@ func (f *Follower) advance(ctx context.Context, tip payd.BlockRef, now time.Time
 			continue
 		}
 		next, err := f.node.BlockAt(ctx, head.Height+1, f.watched)
+		if payd.IsNotFound(err) {
+			return head, notYetError{err}
+		}
 		if err != nil {
 			return head, err
 		}

@@ -27,6 +27,7 @@ type memNode struct {
 	mempool []payd.Transfer
 	forks   int
 	down    bool
+	lag     int // BlockAt has no block yet at the lag highest heights: a backend behind Tip's
 	reads   int
 	chain   string
 }
@@ -81,6 +82,9 @@ func (n *memNode) BlockAt(_ context.Context, height int64, w payd.Watched) (payd
 	defer n.mu.Unlock()
 	if n.down || height < 1 || height > int64(len(n.blocks)) {
 		return payd.Block{}, payd.Errorf(payd.ErrUpstreamUnavailable, "no block %d", height)
+	}
+	if height > int64(len(n.blocks)-n.lag) {
+		return payd.Block{}, payd.Errorf(payd.ErrNotFound, "no block %d yet", height)
 	}
 	b := n.blocks[height-1]
 	var ts []payd.Transfer
@@ -348,6 +352,51 @@ func TestExpirerHoldsAtMostMaxHold(t *testing.T) {
 		must(t, e.RunOnce(ctx))
 		if c, _ := db.CheckoutByID(ctx, p.CheckoutID); c.Status != payd.CheckoutExpired {
 			t.Fatalf("past MaxHold: %s", c.Status)
+		}
+	})
+}
+
+// TestFollowerChainBlockNotYet: a node whose Tip names a block its
+// BlockAt does not have yet (a provider's backend behind another) is
+// read again at the next run, without failing the network's status or
+// backing off; one that keeps doing so for staleAfter fails.
+func TestFollowerChainBlockNotYet(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+		node := newMemNode()
+		f := NewFollower(db, node, clk, storetest.Logger(t), FollowOptions{Lease: time.Hour})
+		must(t, f.RunOnce(ctx))
+		node.do(func() {
+			node.mine()
+			node.mine()
+			node.lag = 1
+		})
+		for range 2 {
+			must(t, f.RunOnce(ctx)) // reads block 2, not 3, and does not fail
+			must(t, f.Healthy(ctx))
+		}
+		head, err := db.ChainHead(ctx, money.Polygon)
+		must(t, err)
+		if head.Height != 2 {
+			t.Fatalf("head %d with block 3 not there yet", head.Height)
+		}
+		if f.again() != nil {
+			t.Fatal("the follower runs again at once while the block is not there: it would poll the node without pause")
+		}
+		clk.Advance(staleAfter)
+		if err := f.RunOnce(ctx); payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
+			t.Fatalf("RunOnce after staleAfter without the block = %v", err)
+		}
+		if f.Healthy(ctx) == nil {
+			t.Fatal("a node that keeps naming a block it lacks is healthy")
+		}
+		node.do(func() { node.lag = 0 })
+		clk.Advance(time.Minute)
+		must(t, f.RunOnce(ctx))
+		must(t, f.Healthy(ctx))
+		if head, err := db.ChainHead(ctx, money.Polygon); err != nil || head.Height != 3 {
+			t.Fatalf("head %d, %v once the block is there", head.Height, err)
 		}
 	})
 }

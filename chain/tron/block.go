@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
 	"strconv"
 
@@ -48,28 +49,35 @@ func (h *hash32) UnmarshalJSON(b []byte) error {
 // String is the hash as tron writes it: 64 lower-case hex digits.
 func (h hash32) String() string { return hex.EncodeToString(h[:]) }
 
-// header is what payd reads of a block from /wallet/getblock with detail
-// false: its id and its raw_data's number and parent. An empty answer ({})
-// is no block.
+// header is what payd reads of a block from /wallet/getblock: its id,
+// its raw_data's number, parent and timestamp and, asked with detail
+// true, the ids of its transactions (left out when it has none). An empty
+// answer ({}) is no block.
 type header struct {
 	BlockID     *hash32 `json:"blockID"`
 	BlockHeader struct {
 		RawData struct {
 			Number     int64   `json:"number"`
 			ParentHash *hash32 `json:"parentHash"`
+			Timestamp  int64   `json:"timestamp"`
 		} `json:"raw_data"`
 	} `json:"block_header"`
+	Transactions []struct {
+		TxID hash32 `json:"txID"`
+	} `json:"transactions"`
 }
 
-// txInfo is what BlockAt reads of one transaction's info: Result is
-// "FAILED" for a failed transaction (left out on success), and the
-// receipt's result "SUCCESS" for a contract call that succeeded ("REVERT",
-// "OUT_OF_ENERGY"… otherwise).
+// txInfo is what BlockAt reads of one transaction's info: the block it
+// was read from (number and timestamp), Result "FAILED" for a failed
+// transaction (left out on success), and the receipt's result "SUCCESS"
+// for a contract call that succeeded ("REVERT", "OUT_OF_ENERGY"…
+// otherwise).
 type txInfo struct {
-	ID          hash32 `json:"id"`
-	BlockNumber int64  `json:"blockNumber"`
-	Result      string `json:"result"`
-	Receipt     struct {
+	ID             hash32 `json:"id"`
+	BlockNumber    int64  `json:"blockNumber"`
+	BlockTimeStamp int64  `json:"blockTimeStamp"`
+	Result         string `json:"result"`
+	Receipt        struct {
 		Result string `json:"result"`
 	} `json:"receipt"`
 	Log []txLog `json:"log"`
@@ -99,38 +107,66 @@ func (n *Node) Tip(ctx context.Context) (payd.BlockRef, error) {
 // header reads the block at height, without its transactions.
 // upstream_unavailable when the node has none there.
 func (n *Node) header(ctx context.Context, height int64) (header, error) {
-	var h header
-	req := map[string]any{"id_or_num": strconv.FormatInt(height, 10), "detail": false}
+	h, found, err := n.readBlock(ctx, height, false)
+	if err == nil && !found {
+		err = n.api.fail("/wallet/getblock: no block at height %d", height)
+	}
+	return h, err
+}
+
+// readBlock reads the block at height, with the ids of its transactions
+// when detail is true (/wallet/getblock {id_or_num, detail}); found is
+// false when the node has no block there ({}). A block of another height,
+// or above 0 without a parent, is a malformed answer.
+func (n *Node) readBlock(ctx context.Context, height int64, detail bool) (h header, found bool, err error) {
+	req := map[string]any{"id_or_num": strconv.FormatInt(height, 10), "detail": detail}
 	if err := n.api.post(ctx, "/wallet/getblock", req, &h); err != nil {
-		return header{}, err
+		return header{}, false, err
 	}
-	if h.BlockID == nil || h.BlockHeader.RawData.Number != height || (height > 0 && h.BlockHeader.RawData.ParentHash == nil) {
-		return header{}, n.api.fail("/wallet/getblock: no block at height %d", height)
+	if h.BlockID == nil {
+		return header{}, false, nil
 	}
-	return h, nil
+	if h.BlockHeader.RawData.Number != height || (height > 0 && h.BlockHeader.RawData.ParentHash == nil) {
+		return header{}, false, n.api.fail("/wallet/getblock: malformed answer: not a block at height %d", height)
+	}
+	return h, true, nil
 }
 
 // BlockAt reads the block at height on the node's best chain and the
 // TRC-20 Transfer logs of the configured tokens in it whose recipient is
-// watched, with a positive amount, in transactions that succeeded. The
-// infos are asked by height, which names no block: the header is read
-// before and after them, and BlockAt fails rather than mix two blocks
-// when the chain moved meanwhile (the follower reads it again).
-// upstream_unavailable when the node has no block at height or cannot be
-// read.
+// watched, with a positive amount, in transactions that succeeded.
+//
+// It makes two calls, which a provider's load balancer (TronGrid) may
+// send to two backends that disagree: the block with its transactions'
+// ids (/wallet/getblock with detail), then their infos
+// (/wallet/gettransactioninfobyblocknum), which are asked by height and
+// name no block. The infos count only when they are exactly those of the
+// block read, by id, at its height and timestamp; infos of a competing
+// block at that height would otherwise be stored under this block's hash,
+// and never unwound. With no token configured only the header is read.
+//
+// not_found when the node has no block at height yet, or no infos for
+// the transactions of the block it has there: a backend behind the one
+// that answered Tip, which the follower reads again on its next run.
+// upstream_unavailable when the infos are another block's (the chain
+// moved while it was read), or the node cannot be read.
 func (n *Node) BlockAt(ctx context.Context, height int64, w payd.Watched) (payd.Block, error) {
 	if height < 0 {
 		return payd.Block{}, payd.Errorf(payd.ErrInternal, "tron: BlockAt(%d): negative height", height)
 	}
-	h, err := n.header(ctx, height)
+	detail := len(n.byToken) > 0
+	h, found, err := n.readBlock(ctx, height, detail)
 	if err != nil {
 		return payd.Block{}, err
+	}
+	if !found {
+		return payd.Block{}, payd.Errorf(payd.ErrNotFound, "tron node %s: no block at height %d yet", n.api.endpoint, height)
 	}
 	block := payd.Block{BlockRef: payd.BlockRef{Height: height, Hash: h.BlockID.String()}}
 	if h.BlockHeader.RawData.ParentHash != nil {
 		block.Parent = h.BlockHeader.RawData.ParentHash.String()
 	}
-	if len(n.byToken) == 0 {
+	if !detail {
 		return block, nil
 	}
 	var raw json.RawMessage
@@ -141,21 +177,44 @@ func (n *Node) BlockAt(ctx context.Context, height int64, w payd.Watched) (payd.
 	if err != nil {
 		return payd.Block{}, n.api.fail("/wallet/gettransactioninfobyblocknum: malformed answer: %s", err)
 	}
-	again, err := n.header(ctx, height)
-	if err != nil {
-		return payd.Block{}, err
+	if len(infos) == 0 && len(h.Transactions) > 0 {
+		return payd.Block{}, payd.Errorf(payd.ErrNotFound, "tron node %s: no transaction infos of block %d yet",
+			n.api.endpoint, height)
 	}
-	if *again.BlockID != *h.BlockID {
-		return payd.Block{}, n.api.fail("block %d changed from %s to %s while it was read", height, h.BlockID, again.BlockID)
+	if why := otherBlock(h, infos); why != "" {
+		return payd.Block{}, n.api.fail("block %d (%s) changed while it was read: %s", height, h.BlockID, why)
 	}
 	for _, info := range infos {
-		if info.BlockNumber != height {
-			return payd.Block{}, n.api.fail("/wallet/gettransactioninfobyblocknum: the info of %s is of block %d, not %d",
-				info.ID, info.BlockNumber, height)
-		}
 		block.Transfers = append(block.Transfers, n.transfers(info, w)...)
 	}
 	return block, nil
+}
+
+// otherBlock says why infos are not those of block h, "" when they are:
+// one info for each of its transactions, by id, each of its height and
+// timestamp. A competing block at the same height has other transactions
+// (or, with the same ones, another producer's time slot).
+func otherBlock(h header, infos []txInfo) string {
+	raw := h.BlockHeader.RawData
+	ids := make(map[hash32]int, len(h.Transactions))
+	for _, tx := range h.Transactions {
+		ids[tx.TxID]++
+	}
+	for _, info := range infos {
+		switch {
+		case info.BlockNumber != raw.Number:
+			return fmt.Sprintf("the info of %s is of block %d", info.ID, info.BlockNumber)
+		case info.BlockTimeStamp != raw.Timestamp:
+			return fmt.Sprintf("the info of %s has the time %d, the block %d", info.ID, info.BlockTimeStamp, raw.Timestamp)
+		case ids[info.ID] == 0:
+			return fmt.Sprintf("the info of %s is of a transaction the block does not hold", info.ID)
+		}
+		ids[info.ID]--
+	}
+	if len(infos) != len(h.Transactions) {
+		return fmt.Sprintf("%d infos for %d transactions", len(infos), len(h.Transactions))
+	}
+	return ""
 }
 
 // decodeInfos reads gettransactioninfobyblocknum's answer: an array of

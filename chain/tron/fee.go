@@ -61,18 +61,26 @@ type feeCache struct {
 // in TRX by Options.Price, rounded up to a whole cent and at least one. A
 // wallet that staked TRX for energy pays less. The prices are reused for
 // a minute. invalid_request (field asset) when a is not one of Assets;
-// upstream_unavailable when the node or the TRX price cannot be read now.
+// upstream_unavailable when the node cannot be read now.
+//
+// TRX is a fee coin the rate sources price when they can but a snapshot
+// never waits for (docs/rates.md), so, as on polygon without a POL price
+// (package evm), a missing TRX price gives the one-cent minimum rather
+// than an error, which would refuse every tron checkout for want of a
+// number shown beside the amount. Unlike polygon's, tron's usual fee (13
+// TRX and more) is well above a cent: the checkout then understates it,
+// and a fee spike goes unshown, until the rates price TRX again.
 func (n *Node) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error) {
 	if !n.takes(a) {
 		return 0, payd.FieldError("asset", "%s does not move on tron (%s)", a, n.Chain())
 	}
+	price, err := n.price(ctx, trx)
+	if err != nil || price <= 0 {
+		return minFeeCents, nil
+	}
 	sun, err := n.feeSun(ctx)
 	if err != nil {
 		return 0, err
-	}
-	price, err := n.price(ctx, trx)
-	if err != nil {
-		return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "no TRX price for the tron fee: %v", err)
 	}
 	cents, ok := feeCents(sun, price)
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,5 +147,101 @@ func TestFollowerThroughReorg(t *testing.T) {
 				t.Fatalf("status once back: %+v", statuses)
 			}
 		}
+	})
+}
+
+// TestFollowerBehindLoadBalancer runs the real follower over two backends
+// behind one URL, as TronGrid's: a backend behind the one that named the
+// tip is a block not there yet (no error in the status, checkouts still
+// open, the block read at the next run), infos of a competing block are
+// never stored, and a node that keeps naming a tip it has no block for
+// fails once staleAfter passed. Without a TRX price the network still
+// quotes its fee, the one-cent minimum.
+func TestFollowerBehindLoadBalancer(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+		a, other := trontest.Start(t, trontest.Options{}), trontest.Start(t, trontest.Options{})
+		r := &router{tip: a, blocks: a, infos: a}
+		noPrice := func(context.Context, money.Asset) (int64, error) {
+			return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "no TRX price in the exchange rates")
+		}
+		n := mustNode(t, trontest.Balance(t, r.route), tron.Options{Tokens: map[money.Asset]string{money.USDT: a.Token()},
+			Price: noPrice, Clock: clk})
+		b := setup(t)
+		openCheckout(t, db, b, clk.Now(), b.deposits[0])
+		f := watch.NewFollower(db, n, clk, storetest.Logger(t), watch.FollowOptions{Lease: time.Hour})
+		deposit := []payd.Deposit{{Address: b.deposits[0]}}
+		healthy := func(what string) {
+			t.Helper()
+			statuses, err := db.ChainStatuses(ctx)
+			must(t, err)
+			if len(statuses) != 1 || statuses[0].Error != "" {
+				t.Fatalf("%s: status %+v", what, statuses)
+			}
+			if fee, err := f.Network().FeeEstimateUSD(ctx, money.USDT); err != nil || fee != 1 {
+				t.Fatalf("%s: FeeEstimateUSD = %d, %v, want the one-cent minimum without a TRX price", what, fee, err)
+			}
+		}
+		transfers := func() []payd.Transfer {
+			t.Helper()
+			got, err := f.Network().Transfers(ctx, deposit)
+			must(t, err)
+			return got
+		}
+		must(t, f.RunOnce(ctx)) // starts at the tip, block 1, which both backends share
+		healthy("at the start")
+
+		// The tip from a, the blocks from other, which lags a block.
+		other.Diverge("other")
+		paid := a.Transfer(b.deposits[0], 25_000_000)
+		a.Mine(1)
+		r.set(a, other, other)
+		for range 2 {
+			must(t, f.RunOnce(ctx))
+			healthy("with a backend behind")
+		}
+		if got := transfers(); len(got) != 0 {
+			t.Fatalf("transfers before the block was read: %+v", got)
+		}
+
+		// other mines its own block 2, paying the deposit too: its infos
+		// must not be stored under a's block.
+		never := other.Transfer(b.deposits[0], 99_000_000)
+		other.Mine(1)
+		r.set(a, a, other)
+		if err := f.RunOnce(ctx); payd.ErrorCode(err) != payd.ErrUpstreamUnavailable ||
+			!strings.Contains(err.Error(), "changed while it was read") {
+			t.Fatalf("RunOnce with the infos of a competing block = %v", err)
+		}
+		if got := transfers(); len(got) != 0 {
+			t.Fatalf("the competing block's transfers were stored: %+v", got)
+		}
+
+		// One backend again: a's block 2 counts, other's payment never.
+		clk.Advance(time.Minute)
+		r.set(a, a, a)
+		must(t, f.RunOnce(ctx))
+		got := transfers()
+		if len(got) != 1 || got[0].TxHash != paid || got[0].Confirmations != 1 {
+			t.Fatalf("after the block was read whole: %+v (the competing payment is %s)", got, never)
+		}
+		healthy("once caught up")
+
+		// A node that keeps naming a tip it has no block for fails.
+		a.Mine(1)
+		r.set(a, other, other)
+		must(t, f.RunOnce(ctx))
+		clk.Advance(50 * time.Second)
+		if err := f.RunOnce(ctx); payd.ErrorCode(err) != payd.ErrUpstreamUnavailable || !strings.Contains(err.Error(), "no block") {
+			t.Fatalf("RunOnce after 50 s of a tip without its block = %v", err)
+		}
+		clk.Advance(time.Minute)
+		r.set(a, a, a)
+		must(t, f.RunOnce(ctx))
+		if got := transfers(); len(got) != 1 || got[0].Confirmations != 2 {
+			t.Fatalf("after recovering: %+v", got)
+		}
+		healthy("after recovering")
 	})
 }

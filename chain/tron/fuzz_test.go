@@ -48,6 +48,25 @@ func FuzzInfos(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// The infos are their own block's when they agree on its number
+		// and time; another block's when one is left out.
+		var h header
+		agree := true
+		for _, info := range infos {
+			h.Transactions = append(h.Transactions, struct {
+				TxID hash32 `json:"txID"`
+			}{info.ID})
+			agree = agree && info.BlockNumber == infos[0].BlockNumber && info.BlockTimeStamp == infos[0].BlockTimeStamp
+		}
+		if len(infos) > 0 {
+			h.BlockHeader.RawData.Number, h.BlockHeader.RawData.Timestamp = infos[0].BlockNumber, infos[0].BlockTimeStamp
+			if why := otherBlock(h, infos); agree != (why == "") {
+				t.Fatalf("otherBlock of the infos' own block = %q (agreeing %v)", why, agree)
+			}
+			if otherBlock(h, infos[1:]) == "" {
+				t.Fatal("infos with one left out are the block's")
+			}
+		}
 		for _, info := range infos {
 			for _, tr := range node.transfers(info, everyKey{}) {
 				if tr.Amount.Units.Sign() <= 0 || tr.Index < 0 || tr.Index >= len(info.Log) || tr.TxHash != info.ID.String() {
@@ -66,8 +85,13 @@ func FuzzAnswers(f *testing.F) {
 	seed(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var h header
-		if json.Unmarshal(data, &h) == nil && h.BlockID != nil && len(h.BlockID.String()) != 64 {
-			t.Fatalf("block id %s", h.BlockID)
+		if json.Unmarshal(data, &h) == nil {
+			if h.BlockID != nil && len(h.BlockID.String()) != 64 {
+				t.Fatalf("block id %s", h.BlockID)
+			}
+			if (otherBlock(h, nil) == "") != (len(h.Transactions) == 0) {
+				t.Fatalf("no infos are those of a block of %d transactions", len(h.Transactions))
+			}
 		}
 		var c constantCall
 		if json.Unmarshal(data, &c) == nil {

@@ -68,7 +68,10 @@ func newClient(rawURL string, hc *http.Client) (*client, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: requestTimeout}
 	}
-	c := &client{endpoint: u.Scheme + "://" + u.Host, http: hc}
+	// A copy, so the caller's client is left as it was.
+	own := *hc
+	own.CheckRedirect = refuseRedirect
+	c := &client{endpoint: u.Scheme + "://" + u.Host, http: &own}
 	if u.User != nil {
 		if _, hasPass := u.User.Password(); hasPass {
 			c.user = u.User
@@ -82,6 +85,16 @@ func newClient(rawURL string, hc *http.Client) (*client, error) {
 	base.RawPath = ""
 	c.base = &base
 	return c, nil
+}
+
+// refuseRedirect is the client's CheckRedirect: no redirect is followed.
+// net/http drops Authorization and cookies when a redirect leaves the
+// host, but no other header, so TRON-PRO-API-KEY would go wherever a
+// redirect points. Neither java-tron nor TronGrid redirects an API call;
+// a URL that does is to be replaced by the one it names.
+func refuseRedirect(req *http.Request, _ []*http.Request) error {
+	return fmt.Errorf("the node answered with a redirect to %s://%s, which payd does not follow (it would carry the credentials there): "+
+		"point --chain tron at the URL the node redirects to", req.URL.Scheme, req.URL.Host)
 }
 
 // post sends body as JSON to the API's path (/wallet/…) and decodes the
@@ -139,20 +152,27 @@ func (c *client) exchange(ctx context.Context, path string, body any) ([]byte, e
 		return nil, fmt.Errorf("the answer is over %d MiB", maxResponse>>20)
 	}
 	if res.StatusCode != http.StatusOK {
-		return nil, statusError(res)
+		return nil, statusError(res, data)
 	}
 	return data, nil
 }
 
-// statusError describes an HTTP status other than 200: TronGrid answers
-// 429 when the key's (or the keyless) rate limit is reached, and may say
-// in Retry-After when to come back; the follower's backoff does the
+// statusError describes an HTTP status other than 200 with the error its
+// body gives, if any. TronGrid refuses a request over its rate limits
+// with 403 (no key, blocked for 30 s) or 503 (a key over its rate), a body
+// {"Error": "… suspended for 30s"}, or the same body with 200 (apiError)
+// (https://developers.tron.network/reference/rate-limits); a 429 may say
+// in Retry-After when to come back. The follower's backoff does the
 // waiting.
-func statusError(res *http.Response) error {
+func statusError(res *http.Response, body []byte) error {
+	msg := fmt.Sprintf("HTTP %d", res.StatusCode)
 	if ra := res.Header.Get("Retry-After"); res.StatusCode == http.StatusTooManyRequests && ra != "" {
-		return fmt.Errorf("HTTP 429: rate limited, retry after %s", clip(ra))
+		msg = fmt.Sprintf("HTTP 429: rate limited, retry after %s", clip(ra))
 	}
-	return fmt.Errorf("HTTP %d", res.StatusCode)
+	if e, ok := apiError(body); ok {
+		msg += ": " + clip(e)
+	}
+	return errors.New(msg)
 }
 
 // apiError reads the error a java-tron servlet or TronGrid writes in a

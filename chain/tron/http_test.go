@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"payd"
@@ -64,4 +65,48 @@ func TestAnswersRefused(t *testing.T) {
 	if gotKey != "" || gotUser != "user" || gotPass != "sekrit-pass" {
 		t.Errorf("a user and password went as key %q, Basic %q:%q", gotKey, gotUser, gotPass)
 	}
+}
+
+// TestRedirectRefused: a node that redirects is refused, as
+// upstream_unavailable naming where it pointed, and the API key never
+// reaches the host the redirect names (net/http would carry the
+// TRON-PRO-API-KEY header along).
+func TestRedirectRefused(t *testing.T) {
+	var leaked atomic.Bool
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(APIKeyHeader) != "" || r.Header.Get("Authorization") != "" {
+			leaked.Store(true)
+		}
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	defer elsewhere.Close()
+	// localhost is another host than 127.0.0.1 to net/http, as a
+	// redirect to an attacker's host would be.
+	target := strings.Replace(elsewhere.URL, "127.0.0.1", "localhost", 1)
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusTemporaryRedirect,
+		http.StatusPermanentRedirect} {
+		node := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, target+r.URL.Path, status)
+		}))
+		for _, url := range []string{"http://sekrit-key@", "http://user:sekrit-pass@"} {
+			n := &Node{api: must(newClient(url+strings.TrimPrefix(node.URL, "http://"), &http.Client{}))}
+			_, err := n.Tip(context.Background())
+			if payd.ErrorCode(err) != payd.ErrUpstreamUnavailable || !strings.Contains(err.Error(), "redirect to http://localhost:") ||
+				strings.Contains(err.Error(), "sekrit") {
+				t.Errorf("a %d redirect: %v", status, err)
+			}
+		}
+		node.Close()
+	}
+	if leaked.Load() {
+		t.Fatal("the credentials followed a redirect")
+	}
+}
+
+// must is v, or a panic.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

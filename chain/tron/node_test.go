@@ -2,10 +2,12 @@ package tron_test
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -306,7 +308,8 @@ func TestPendingAlive(t *testing.T) {
 }
 
 // TestFeeEstimate: 130,000 energy and 345 bytes at the chain's prices, in
-// TRX at its price, rounded up, reused for a minute.
+// TRX at its price, rounded up, reused for a minute; the one-cent minimum
+// without a TRX price.
 func TestFeeEstimate(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
@@ -325,10 +328,20 @@ func TestFeeEstimate(t *testing.T) {
 	noPrice := func(context.Context, money.Asset) (int64, error) {
 		return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "no TRX price in the exchange rates")
 	}
-	n := mustNode(t, b.chain.URL(), tron.Options{Tokens: map[money.Asset]string{money.USDT: b.chain.Token()}, Price: noPrice})
-	if _, err := n.FeeEstimateUSD(ctx, money.USDT); payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
-		t.Errorf("FeeEstimateUSD without a TRX price = %v", err)
+	zeroPrice := func(context.Context, money.Asset) (int64, error) { return 0, nil }
+	for _, price := range []chain.Price{noPrice, zeroPrice} {
+		// TRX is an optional fee coin: without its price the estimate is
+		// the minimum, as polygon's without POL, and the node is not asked.
+		n := mustNode(t, b.chain.URL(), tron.Options{Tokens: map[money.Asset]string{money.USDT: b.chain.Token()}, Price: price})
+		reads := b.chain.Calls(trontest.ChainParameters)
+		if got, err := n.FeeEstimateUSD(ctx, money.USDT); err != nil || got != 1 {
+			t.Errorf("FeeEstimateUSD without a TRX price = %d, %v, want the one-cent minimum", got, err)
+		}
+		if b.chain.Calls(trontest.ChainParameters) != reads {
+			t.Error("FeeEstimateUSD without a TRX price read the chain's prices")
+		}
 	}
+	var n *tron.Node
 	// The energy price is bounded: 1,000 sun at most.
 	b.chain.SetEnergyFee(1_000_000)
 	n = mustNode(t, b.chain.URL(), tron.Options{Tokens: map[money.Asset]string{money.USDT: b.chain.Token()}, Price: trxPrice})
@@ -342,7 +355,8 @@ func TestFeeEstimate(t *testing.T) {
 	}
 }
 
-// TestUpstreamErrors: a rate limit, a hang and a node that is gone are
+// TestUpstreamErrors: a rate limit (429, and TronGrid's 403, 503 and 200
+// with its message), a hang and a node that is gone are
 // upstream_unavailable, and their messages never hold the URL's secrets.
 func TestUpstreamErrors(t *testing.T) {
 	s := trontest.Start(t, trontest.Options{APIKey: "sekrit-key"})
@@ -371,11 +385,113 @@ func TestUpstreamErrors(t *testing.T) {
 	if _, err := n.Tip(ctx); err != nil {
 		t.Fatalf("Tip once the node answers: %v", err)
 	}
-	_, err = n.BlockAt(ctx, 99, watched{})
-	check("a block the node does not have", err, "no block at height 99")
+	// TronGrid's rate limits: 403 without a key, 503 with one, or its
+	// message in a 200 answer, which the error repeats.
+	for _, c := range trontest.RateLimits {
+		want := "refused: The key exceeds the frequency limit(30), and the query server is suspended for 30s"
+		if c.Status != http.StatusOK {
+			want = fmt.Sprintf("HTTP %d: The key exceeds the frequency limit", c.Status)
+		}
+		s.Refuse(1, c.Status, c.Body)
+		_, err = n.Tip(ctx)
+		check(fmt.Sprintf("rate limited with %d", c.Status), err, want)
+		s.Refuse(1, c.Status, c.Body)
+		_, err = n.BlockAt(ctx, 1, watched{})
+		check(fmt.Sprintf("BlockAt rate limited with %d", c.Status), err, want)
+	}
+	// No block there yet: not_found, which the follower reads again.
+	if _, err = n.BlockAt(ctx, 99, watched{}); payd.ErrorCode(err) != payd.ErrNotFound ||
+		!strings.Contains(err.Error(), "no block at height 99 yet") {
+		t.Errorf("a block the node does not have: %v", err)
+	}
 	// Without the key, the node refuses.
 	_, err = tron.New(ctx, s.URL()+"/?auth=sekrit-query", tron.Options{Price: trxPrice})
 	check("no key", err, "HTTP 401")
 	_, err = tron.New(ctx, "http://sekrit-user:sekrit-pass@127.0.0.1:1/sekrit-path", tron.Options{Price: trxPrice})
 	check("a closed port", err, "127.0.0.1:1")
+}
+
+// TestBlockAcrossBackends runs BlockAt behind a load balancer whose two
+// backends disagree, as TronGrid's may: infos of a competing block at the
+// height are refused as the block changing while it was read, a backend
+// behind the tip answers not_found (not there yet), and a block read
+// whole from one backend counts, in two calls.
+func TestBlockAcrossBackends(t *testing.T) {
+	b := setup(t)
+	other := trontest.Start(t, trontest.Options{})
+	if other.BlockID(1) != b.chain.BlockID(1) {
+		t.Fatal("the backends do not share block 1")
+	}
+	other.Diverge("competing")
+	paid := b.chain.Transfer(b.deposits[0], 25_000_000)
+	b.chain.Mine(1)
+	never := other.Transfer(b.deposits[0], 99_000_000) // a payment only the competing block holds
+	other.Mine(1)
+	r := &router{tip: b.chain, blocks: b.chain, infos: other}
+	url := trontest.Balance(t, r.route)
+	n := mustNode(t, url, tron.Options{Tokens: map[money.Asset]string{money.USDT: b.chain.Token()}, Price: trxPrice})
+	ctx := context.Background()
+	w := b.watch(t, b.deposits[0])
+
+	_, err := n.BlockAt(ctx, 2, w)
+	if payd.ErrorCode(err) != payd.ErrUpstreamUnavailable || !strings.Contains(err.Error(), "changed while it was read") {
+		t.Fatalf("BlockAt with the infos of a competing block = %v", err)
+	}
+	// The blocks' backend is behind: no block 3, and no infos of 3.
+	b.chain.Transfer(b.deposits[0], 1)
+	other.Transfer(b.deposits[0], 2)
+	other.Mine(1)
+	if _, err := n.BlockAt(ctx, 3, w); payd.ErrorCode(err) != payd.ErrNotFound {
+		t.Fatalf("BlockAt of a block the backend does not have yet = %v", err)
+	}
+	r.set(other, other, b.chain)
+	if _, err := n.BlockAt(ctx, 3, w); payd.ErrorCode(err) != payd.ErrNotFound || !strings.Contains(err.Error(), "no transaction infos") {
+		t.Fatalf("BlockAt whose infos' backend is behind = %v", err)
+	}
+
+	// One backend answering both: the block counts, in two calls.
+	r.set(b.chain, b.chain, b.chain)
+	calls := b.chain.Calls(trontest.GetBlock) + b.chain.Calls(trontest.InfosByBlockNum)
+	got, err := n.BlockAt(ctx, 2, w)
+	if err != nil || got.Hash != b.chain.BlockID(2) || len(got.Transfers) != 1 || got.Transfers[0].TxHash != paid {
+		t.Fatalf("BlockAt from one backend = %+v, %v", got, err)
+	}
+	if c := b.chain.Calls(trontest.GetBlock) + b.chain.Calls(trontest.InfosByBlockNum) - calls; c != 2 {
+		t.Errorf("BlockAt made %d calls, want 2", c)
+	}
+	for _, tr := range got.Transfers {
+		if tr.TxHash == never {
+			t.Fatal("the competing block's payment was read")
+		}
+	}
+}
+
+// router sends the tip, the blocks and the infos to the backends set:
+// the load-balancing of a test, safe for the balancer's goroutines.
+type router struct {
+	mu                 sync.Mutex
+	tip, blocks, infos *trontest.Server
+}
+
+// set sends the tip, the blocks and the infos to those backends from now
+// on.
+func (r *router) set(tip, blocks, infos *trontest.Server) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tip, r.blocks, r.infos = tip, blocks, infos
+}
+
+// route is the backend of a request to path with body: the infos' for
+// gettransactioninfobyblocknum, the tip's for getblock without a height,
+// the blocks' for the rest.
+func (r *router) route(path string, body []byte) *trontest.Server {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case path == trontest.InfosByBlockNum:
+		return r.infos
+	case path == trontest.GetBlock && !strings.Contains(string(body), "id_or_num"):
+		return r.tip
+	}
+	return r.blocks
 }

@@ -5,11 +5,12 @@
 // the Rules of the network (deposit addresses, TRC-20 payment URIs,
 // tronscan pages, fee estimates).
 //
-// It reads a block's header (/wallet/getblock), then the infos of its
-// transactions (/wallet/gettransactioninfobyblocknum), which carry the
-// logs and the receipts' results, and then the header again, so that the
-// infos of one block are never stored under another's hash when the
-// chain moves meanwhile. TRX itself is not a payd coin on tron, so
+// It reads a block with its transactions' ids (/wallet/getblock), then
+// the infos of its transactions (/wallet/gettransactioninfobyblocknum),
+// which carry the logs and the receipts' results, and takes the infos
+// only when they are exactly those of the block read, so that the infos
+// of one block are never stored under another's hash when the chain
+// moves meanwhile or a provider's backends disagree. TRX itself is not a payd coin on tron, so
 // transactions' own values are not read. The node's pending pool is not
 // read either: a transfer counts from its block, which comes within
 // seconds (a block every 3 s).
@@ -26,6 +27,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"payd"
 	"payd/chain"
@@ -80,6 +82,12 @@ type account [20]byte
 // maxCachedKeys bounds the parsed account keys Deposit keeps: one per
 // wallet on the network.
 const maxCachedKeys = 1024
+
+// BlockInterval is how often tron makes a block: one every 3 s, by 27
+// super representatives in turn. cmd/payd reads the tip this often by
+// default; reading it more often would only spend a TronGrid key's daily
+// quota on answers that did not change.
+const BlockInterval = 3 * time.Second
 
 // The genesis block ids (blockID of block 0) of the tron chains payd
 // follows: mainnet, and the public test networks Nile and Shasta.

@@ -47,7 +47,8 @@ type Config struct {
 	Explorers listFlag
 	// Rates is live (the public sources) or static (the --dev table).
 	Rates string
-	// FollowInterval is how often each followed node's tip is read.
+	// FollowInterval is how often each followed node's tip is read; 0
+	// for each network's own (followInterval).
 	FollowInterval time.Duration
 	// DropAfter is how long a waiting transaction may be unknown to its
 	// node before payd takes it as replaced or double-spent.
@@ -120,7 +121,7 @@ func (c *Config) addServeFlags(fs *flag.FlagSet) {
 	fs.Var(&c.Tokens, "token", "NETWORK:ASSET=CONTRACT: a token's contract (repeatable; default the main chain's)")
 	fs.Var(&c.Explorers, "explorer", "NETWORK=URL: the explorer base URL of a network's transaction pages (repeatable)")
 	fs.StringVar(&c.Rates, "rates", "live", "exchange rates: live (public sources) or static (the --dev table, for isolated test set-ups)")
-	fs.DurationVar(&c.FollowInterval, "follow-interval", time.Second, "how often each followed node's tip is read")
+	fs.DurationVar(&c.FollowInterval, "follow-interval", 0, "how often each followed node's tip is read (default 1s, 3s on tron: a block every 3 s, and TronGrid's daily quota)")
 	fs.DurationVar(&c.NodeWait, "node-wait", 10*time.Second, "how long serve waits at start for each --chain node before it starts without it")
 	fs.StringVar(&c.SMTP, "smtp", "", "mail server: smtp://USER:PASS@HOST:PORT (STARTTLS when offered) or smtps://… (docs/email.md); with --dev emails are kept instead")
 	fs.StringVar(&c.MailFrom, "mail-from", "", "the address payd's emails come from, such as 'payd <no-reply@example.com>'")

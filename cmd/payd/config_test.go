@@ -1,7 +1,9 @@
 package main
 
 import (
+	"flag"
 	"testing"
+	"time"
 
 	"payd/money"
 )
@@ -118,4 +120,40 @@ func FuzzChainFlags(f *testing.F) {
 		_, _ = c.explorers()
 		_ = nodeAddress(s)
 	})
+}
+
+// TestConfigFollowInterval: without --follow-interval (or
+// PAYD_FOLLOW_INTERVAL) a node's tip is read every second, and tron's
+// every block, 3 s, to stay within TronGrid's daily quota; an interval
+// given wins on every network.
+func TestConfigFollowInterval(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  string
+		want map[money.Network]time.Duration
+	}{
+		{nil, "", map[money.Network]time.Duration{money.Tron: 3 * time.Second, money.Bitcoin: time.Second,
+			money.Polygon: time.Second}},
+		{[]string{"--follow-interval", "100ms"}, "", map[money.Network]time.Duration{money.Tron: 100 * time.Millisecond,
+			money.Ethereum: 100 * time.Millisecond}},
+		{nil, "5s", map[money.Network]time.Duration{money.Tron: 5 * time.Second, money.Bitcoin: 5 * time.Second}},
+	} {
+		var cfg Config
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		cfg.addServeFlags(fs)
+		getenv := func(k string) string {
+			if k == "PAYD_FOLLOW_INTERVAL" {
+				return c.env
+			}
+			return ""
+		}
+		if err := parse(fs, c.args, getenv); err != nil {
+			t.Fatal(err)
+		}
+		for n, want := range c.want {
+			if got := followInterval(n, cfg.FollowInterval); got != want {
+				t.Errorf("%v, PAYD_FOLLOW_INTERVAL=%q: %s every %s, want %s", c.args, c.env, n, got, want)
+			}
+		}
+	}
 }

@@ -267,8 +267,27 @@ func newFollowers(db *store.DB, nodes map[money.Network]payd.Node, clk clock.Clo
 	cfg *Config) map[money.Network]*watch.Follower {
 	out := map[money.Network]*watch.Follower{}
 	for n, node := range nodes {
-		out[n] = watch.NewFollower(db, node, clk, log, watch.FollowOptions{Interval: cfg.FollowInterval,
+		out[n] = watch.NewFollower(db, node, clk, log, watch.FollowOptions{Interval: followInterval(n, cfg.FollowInterval),
 			DropAfter: cfg.DropAfter})
 	}
 	return out
+}
+
+// defaultFollowInterval is how often a node's tip is read unless
+// --follow-interval says otherwise: every second, and on tron every
+// block (tron.BlockInterval, 3 s), since TronGrid allows a key 100,000
+// requests a day and a read a second would spend 86,400 of them on the
+// tip alone.
+const defaultFollowInterval = time.Second
+
+// followInterval is how often network n's tip is read: set, from
+// --follow-interval, when given, else the network's default.
+func followInterval(n money.Network, set time.Duration) time.Duration {
+	switch {
+	case set > 0:
+		return set
+	case n == money.Tron:
+		return tron.BlockInterval
+	}
+	return defaultFollowInterval
 }

@@ -3,8 +3,9 @@
 // (blocks that link by id, TRC-20 Transfer logs of a token contract,
 // failed transactions, reorgs), answering the endpoints package tron
 // reads in the shapes java-tron and TronGrid document (the fixtures of
-// ../testdata, NOTE.md there). It can answer 429 or hang on demand, and
-// counts the calls of each endpoint.
+// ../testdata, NOTE.md there). It can answer TronGrid's rate limits or
+// hang on demand, counts the calls of each endpoint, and Balance puts
+// several servers behind one URL, as a provider's load balancer does.
 //
 // No Tron node software runs here (java-tron needs a JVM and hours of
 // sync), so this is the seam's fake; its answers are checked against the
@@ -12,11 +13,13 @@
 package trontest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -88,6 +91,12 @@ type block struct {
 	txs        []*tx
 }
 
+// refusal is one scripted refusal: an HTTP status and its body.
+type refusal struct {
+	status int
+	body   string
+}
+
 // Server is one chain in memory behind the HTTP API. It is safe for
 // concurrent use: the node under test reads it while the test scripts it.
 type Server struct {
@@ -105,7 +114,9 @@ type Server struct {
 	calls      map[string]int
 	fail429    int
 	retryAfter string
+	refuse     []refusal
 	hang       int
+	seed       string // mixed into the ids made from now on (Diverge)
 	// APIKey, when set, is the TRON-PRO-API-KEY every request must carry;
 	// others get 401.
 	apiKey string
@@ -157,6 +168,41 @@ func Start(t testing.TB, o Options) *Server {
 		s.srv.Close()
 	})
 	return s
+}
+
+// Balance serves the API of several servers behind one URL, as a
+// provider's load balancer sends each request to one of its backends
+// (TronGrid): route names the server that answers a request to path
+// (GetBlock…) with body, and its answer goes back as it is. It closes
+// when t ends.
+func Balance(t testing.TB, route func(path string, body []byte) *Server) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		req, err := http.NewRequestWithContext(r.Context(), r.Method, route(r.URL.Path, body).URL()+r.URL.Path, bytes.NewReader(body))
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		req.Header = r.Header.Clone()
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		defer res.Body.Close()
+		for k, v := range res.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(res.StatusCode)
+		_, _ = io.Copy(w, res.Body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // URL is the server's base URL (http://127.0.0.1:PORT).
@@ -212,7 +258,7 @@ func (s *Server) mine() {
 	s.seq++
 	parent := s.blocks[len(s.blocks)-1]
 	number := parent.number + 1
-	h := sha256Of(fmt.Sprintf("block %d %d", number, s.seq))
+	h := sha256Of(fmt.Sprintf("%sblock %d %d", s.seed, number, s.seq))
 	binary.BigEndian.PutUint64(h[:8], uint64(number)) // tron block ids start with the height
 	s.blocks = append(s.blocks, &block{id: hex.EncodeToString(h[:]), parent: parent.id, number: number, txs: s.pool})
 	s.pool = nil
@@ -234,7 +280,7 @@ func (s *Server) Send(failed bool, logs ...Log) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
-	id := sha256Of(fmt.Sprintf("tx %d", s.seq))
+	id := sha256Of(fmt.Sprintf("%stx %d", s.seed, s.seq))
 	t := &tx{id: hex.EncodeToString(id[:]), failed: failed, logs: logs}
 	s.pool = append(s.pool, t)
 	return t.id
@@ -278,6 +324,53 @@ func (s *Server) Fail429(n int, retryAfter string) {
 	s.fail429, s.retryAfter = n, retryAfter
 }
 
+// TronGrid's rate-limit answers
+// (https://developers.tron.network/reference/rate-limits): without a key,
+// 403 and a body saying the caller is blocked for 30 s; with a key over
+// its rate, 503; and the full-node API's form of the same message, which
+// may also come with 200.
+const (
+	RateLimitedBody         = `{"Success":false,"Error":"The key exceeds the frequency limit(15), and the query server is suspended for 30s","StatusCode":403}`
+	RateLimitedFullNodeBody = `{"Error":"The key exceeds the frequency limit(30), and the query server is suspended for 30s"}`
+)
+
+// RateLimit is one way TronGrid refuses a request over its rate limits:
+// an HTTP status, the body, and the fixture of ../testdata recording it.
+type RateLimit struct {
+	Status  int
+	Body    string
+	Fixture string
+}
+
+// RateLimits are TronGrid's documented refusals: 403 without a key, 503
+// with one, and its message in a 200 answer.
+var RateLimits = []RateLimit{
+	{http.StatusForbidden, RateLimitedBody, "ratelimit_403.json"},
+	{http.StatusServiceUnavailable, RateLimitedFullNodeBody, "ratelimit_fullnode.json"},
+	{http.StatusOK, RateLimitedFullNodeBody, "ratelimit_fullnode.json"},
+}
+
+// Refuse makes the next n requests answer status with body, as TronGrid
+// refuses a request over its rate limits (RateLimitedBody…); a status of
+// 200 with an {"Error": …} body is a refusal too.
+func (s *Server) Refuse(n, status int, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.refuse = append(s.refuse, refusal{status, body})
+	}
+}
+
+// Diverge makes the ids of the blocks and transactions made from now on
+// differ from those of another server scripted alike: two servers started
+// alike share their first blocks, then each builds its own branch, as two
+// backends of a provider that saw competing blocks do.
+func (s *Server) Diverge(seed string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seed = seed + " "
+}
+
 // Hang makes the next n requests hang until the client gives up.
 func (s *Server) Hang(n int) {
 	s.mu.Lock()
@@ -306,11 +399,15 @@ func (s *Server) handle(path string, h func(map[string]any) any) http.HandlerFun
 		s.mu.Lock()
 		s.calls[path]++
 		hang, fail := s.hang > 0, s.fail429 > 0
+		var refused *refusal
 		switch {
 		case hang:
 			s.hang--
 		case fail:
 			s.fail429--
+		case len(s.refuse) > 0:
+			refused = &s.refuse[0]
+			s.refuse = s.refuse[1:]
 		}
 		retryAfter, key := s.retryAfter, s.apiKey
 		s.mu.Unlock()
@@ -326,6 +423,11 @@ func (s *Server) handle(path string, h func(map[string]any) any) http.HandlerFun
 				w.Header().Set("Retry-After", retryAfter)
 			}
 			http.Error(w, `{"Error":"rate limit exceeded"}`, http.StatusTooManyRequests)
+			return
+		case refused != nil:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(refused.status)
+			_, _ = w.Write([]byte(refused.body))
 			return
 		case key != "" && r.Header.Get("TRON-PRO-API-KEY") != key:
 			http.Error(w, `{"Error":"ApiKey not exists"}`, http.StatusUnauthorized)
@@ -351,7 +453,8 @@ func (s *Server) handle(path string, h func(map[string]any) any) http.HandlerFun
 }
 
 // getBlock answers /wallet/getblock {id_or_num, detail}: the latest block
-// without id_or_num, {} for a block the chain does not have.
+// without id_or_num, {} for a block the chain does not have; with detail
+// true, its transactions too (left out when it has none).
 func (s *Server) getBlock(req map[string]any) any {
 	b := s.blocks[len(s.blocks)-1]
 	if v, ok := req["id_or_num"]; ok {
@@ -368,8 +471,34 @@ func (s *Server) getBlock(req map[string]any) any {
 		raw["timestamp"] = blockTimeBase + 3000*b.number
 		raw["version"] = blockVersion
 	}
-	return map[string]any{"blockID": b.id,
+	out := map[string]any{"blockID": b.id,
 		"block_header": map[string]any{"raw_data": raw, "witness_signature": witnessSignature}}
+	if detail, _ := req["detail"].(bool); detail && len(b.txs) > 0 {
+		var txs []any
+		for _, t := range b.txs {
+			txs = append(txs, s.transaction(t, b))
+		}
+		out["transactions"] = txs
+	}
+	return out
+}
+
+// transaction is a transaction as a block with detail holds it: a call of
+// the token contract, its result, its signature and its encoding.
+func (s *Server) transaction(t *tx, b *block) map[string]any {
+	ret := "SUCCESS"
+	if t.failed {
+		ret = "REVERT"
+	}
+	ts := int64(blockTimeBase + 3000*b.number)
+	call := map[string]any{"parameter": map[string]any{"value": map[string]any{
+		"data": "a9059cbb", "owner_address": "41" + hex.EncodeToString(account(s.t, Sender())),
+		"contract_address": "41" + hex.EncodeToString(s.token[:])},
+		"type_url": "type.googleapis.com/protocol.TriggerSmartContract"}, "type": "TriggerSmartContract"}
+	return map[string]any{"ret": []any{map[string]any{"contractRet": ret}}, "signature": []string{witnessSignature},
+		"txID": t.id, "raw_data": map[string]any{"contract": []any{call}, "ref_block_bytes": "e13a",
+			"ref_block_hash": "f77e3d41a0862778", "expiration": ts + 60_000, "fee_limit": 100_000_000, "timestamp": ts - 3000},
+		"raw_data_hex": "0a02e13a"}
 }
 
 // find is the block named by a height or an id, nil when none.

@@ -106,9 +106,11 @@ func TestAnswersMatchFixtures(t *testing.T) {
 		{"getblock", trontest.GetBlock, `{"detail":false}`, []string{".blockID:string", ".block_header.raw_data.number:number",
 			".block_header.raw_data.parentHash:string"}},
 		{"getblock", trontest.GetBlock, `{"id_or_num":"0","detail":false}`, []string{".blockID:string"}},
+		{"getblock", trontest.GetBlock, `{"id_or_num":"2","detail":true}`, []string{".blockID:string",
+			".block_header.raw_data.timestamp:number", ".transactions.[].txID:string"}},
 		{"getblock", trontest.GetBlock, `{"id_or_num":"99","detail":false}`, nil},
 		{"gettransactioninfobyblocknum", trontest.InfosByBlockNum, `{"num":2}`, []string{".[].id:string",
-			".[].blockNumber:number", ".[].result:string", ".[].receipt.result:string", ".[].log.[].address:string",
+			".[].blockNumber:number", ".[].blockTimeStamp:number", ".[].result:string", ".[].receipt.result:string", ".[].log.[].address:string",
 			".[].log.[].topics.[]:string", ".[].log.[].data:string"}},
 		{"gettransactioninfobyblocknum", trontest.InfosByBlockNum, `{"num":3}`, nil},
 		{"gettransactioninfobyid", trontest.InfoByID, `{"value":"` + tx + `"}`, []string{".id:string", ".blockNumber:number"}},
@@ -182,5 +184,59 @@ func TestScripting(t *testing.T) {
 	}
 	if got := s.Calls(trontest.InfoByID); got != 2 {
 		t.Fatalf("Calls(InfoByID) = %d", got)
+	}
+
+	// TronGrid's rate limits, as its docs show them.
+	for _, c := range trontest.RateLimits {
+		recorded, err := os.ReadFile(filepath.Join("..", "testdata", c.Fixture))
+		if err != nil || string(bytes.TrimSpace(recorded)) != c.Body {
+			t.Fatalf("%s differs from trontest's body %s (%v)", c.Fixture, c.Body, err)
+		}
+		s.Refuse(1, c.Status, c.Body)
+		res, err := http.Post(s.URL()+trontest.GetBlock, "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != c.Status || string(got) != c.Body {
+			t.Fatalf("Refuse(%d): HTTP %d %s", c.Status, res.StatusCode, got)
+		}
+	}
+	if !strings.Contains(string(post(t, s, trontest.GetBlock, "{}")), "blockID") {
+		t.Fatal("a refusal outlived its count")
+	}
+
+	// Two servers scripted alike share their blocks until one diverges;
+	// Balance routes each request to one of them.
+	a, b := trontest.Start(t, trontest.Options{}), trontest.Start(t, trontest.Options{})
+	a.Mine(1)
+	b.Mine(1)
+	if a.BlockID(2) != b.BlockID(2) {
+		t.Fatal("servers scripted alike differ")
+	}
+	b.Diverge("b")
+	txA, txB := a.Transfer(to, 1), b.Transfer(to, 1)
+	a.Mine(1)
+	b.Mine(1)
+	if txA == txB || a.BlockID(3) == b.BlockID(3) {
+		t.Fatal("Diverge did not make other ids")
+	}
+	url := trontest.Balance(t, func(path string, _ []byte) *trontest.Server {
+		if path == trontest.InfosByBlockNum {
+			return b
+		}
+		return a
+	})
+	for path, want := range map[string]string{trontest.GetBlock: a.BlockID(3), trontest.InfosByBlockNum: txB} {
+		res, err := http.Post(url+path, "application/json", strings.NewReader(`{"id_or_num":"3","num":3}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if !strings.Contains(string(got), want) {
+			t.Fatalf("Balance %s: %s, want %s", path, got, want)
+		}
 	}
 }
