@@ -48,10 +48,10 @@ func findProgramAddress(seeds [][]byte, program []byte) ([]byte, error) {
 	return nil, errNoPDA
 }
 
-// associatedTokenAccount is the address of owner's associated token
+// AssociatedTokenAccount is the address of owner's associated token
 // account of mint (all three base58): the PDA of [owner, token program,
 // mint] under the associated token account program.
-func associatedTokenAccount(owner, mint string) (string, error) {
+func AssociatedTokenAccount(owner, mint string) (string, error) {
 	o, m := base58.Decode(owner), base58.Decode(mint)
 	if len(o) != 32 || len(m) != 32 {
 		return "", errors.New("solana: an owner or mint is not 32 bytes of base58")

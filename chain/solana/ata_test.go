@@ -15,12 +15,12 @@ func TestAssociatedTokenAccount(t *testing.T) {
 		{"5waJka9MrCgPFoLo3SQSjLDTGnkoDcwYYPnpk4YNJS6i", "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
 			"HmBpVD6N1vuGvQpS8KrwWH6Tr8rSwXQBEDKn5VXW6yyw"},
 	} {
-		got, err := associatedTokenAccount(c.owner, c.mint)
+		got, err := AssociatedTokenAccount(c.owner, c.mint)
 		if err != nil || got != c.want {
 			t.Errorf("ATA of %s for %s = %q, %v; want %s", c.owner, c.mint, got, err, c.want)
 		}
 	}
-	if _, err := associatedTokenAccount("x", "y"); err == nil {
+	if _, err := AssociatedTokenAccount("x", "y"); err == nil {
 		t.Error("an owner that is not 32 bytes was taken")
 	}
 }

@@ -202,7 +202,7 @@ func (n *Node) accounts(owner string) ([]string, error) {
 		if !ok {
 			continue
 		}
-		ata, err := associatedTokenAccount(owner, mint)
+		ata, err := AssociatedTokenAccount(owner, mint)
 		if err != nil {
 			return nil, err
 		}
