@@ -231,11 +231,11 @@ func TestScanPayments(t *testing.T) {
 	wrongMint := solanatest.Key("another token")
 	b.c.SetMint(wrongMint, 6)
 	sigs := map[string]string{
-		b.c.Transfer(payer, owner, "", 1_500_000_000, r["sol"]):               "sol",
-		b.c.Transfer(payer, owner, solanatest.USDC, 25_000_000, r["usdc"]):    "usdc",
-		b.c.Transfer(payer, owner, solanatest.USDC, 9_000_000, ""):            "noref",
-		b.c.Transfer(payer, owner, wrongMint, 25_000_000, r["wrong"]):         "wrong",
-		b.c.Transfer(payer, owner, solanatest.USDT, 3_000_000, r["usdt"]):     "unwatched",
+		b.c.Transfer(payer, owner, "", 1_500_000_000, r["sol"]):                                               "sol",
+		b.c.Transfer(payer, owner, solanatest.USDC, 25_000_000, r["usdc"]):                                    "usdc",
+		b.c.Transfer(payer, owner, solanatest.USDC, 9_000_000, ""):                                            "noref",
+		b.c.Transfer(payer, owner, wrongMint, 25_000_000, r["wrong"]):                                         "wrong",
+		b.c.Transfer(payer, owner, solanatest.USDT, 3_000_000, r["usdt"]):                                     "unwatched",
 		b.c.Send(solanatest.Payment{From: payer, To: owner, Amount: 7, Reference: r["lookup"], Lookup: true}): "lookup",
 		b.c.Send(solanatest.Payment{From: payer, To: owner, Mint: solanatest.USDC, Amount: 1, Reference: r["failed"],
 			Failed: true}): "failed",

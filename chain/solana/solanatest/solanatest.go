@@ -167,7 +167,9 @@ func (c *Chain) Hang(n int) { c.lock(func() { c.hangs = n }) }
 
 // Calls are the calls answered so far by method, each element of a batch
 // counted.
-func (c *Chain) Calls() map[string]int { return locked(c, func() map[string]int { return maps.Clone(c.calls) }) }
+func (c *Chain) Calls() map[string]int {
+	return locked(c, func() map[string]int { return maps.Clone(c.calls) })
+}
 
 // TotalCalls is the number of calls answered so far.
 func (c *Chain) TotalCalls() int {
