@@ -26,14 +26,17 @@ const (
 	refLimit = 20
 	// maxStatuses is getSignatureStatuses' largest request.
 	maxStatuses = 256
-	// finalDepth is how many confirmations a finalized transfer counts.
-	finalDepth = 32
 )
+
+// FinalConfirmations is how many confirmations a finalized transfer
+// counts (Node.FinalDepth), for the code that must know it before a node
+// answers.
+const FinalConfirmations = 32
 
 // FinalDepth is 32: Tower BFT roots (finalizes) a slot once 32 votes are
 // stacked on it, so a finalized transfer counts 32 confirmations, one
 // more for each slot after.
-func (n *Node) FinalDepth() int { return finalDepth }
+func (n *Node) FinalDepth() int { return FinalConfirmations }
 
 // Tip is the node's finalized slot (getSlot at commitment finalized). A
 // finalized slot is never rolled back, so its number names its block: the

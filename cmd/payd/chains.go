@@ -42,8 +42,8 @@ func (c *Config) chains(getenv func(string) string) ([]chainSpec, error) {
 		switch {
 		case seen[n]:
 			return nil, usagef("--chain %s is given twice: payd follows one node per network", n)
-		case n == money.Solana || n == money.Tron:
-			return nil, usagef("--chain %s: payd has no %s adapter yet; bitcoin, ethereum and polygon can follow real nodes", n, n)
+		case n == money.Tron:
+			return nil, usagef("--chain %s: payd has no %s adapter yet; bitcoin, ethereum, polygon and solana can follow real nodes", n, n)
 		}
 		seen[n] = true
 		out = append(out, chainSpec{network: n, url: raw})
