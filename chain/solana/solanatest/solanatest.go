@@ -97,12 +97,10 @@ type tx struct {
 
 // tokenBalance is one pre- or post-token balance.
 type tokenBalance struct {
-	index         int
-	mint, owner   string
-	amount        *big.Int
-	decimals      int
-	programID     string
-	accountExists bool
+	index       int
+	mint, owner string
+	amount      *big.Int
+	decimals    int
 }
 
 // New starts a chain at slot 1,000 of mainnet-beta, with USDC and USDT
