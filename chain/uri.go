@@ -73,10 +73,20 @@ func EIP681(chainID uint64, contract string, req payd.PaymentRequest) string {
 		query(param{"address", req.Deposit.Address}, param{"uint256", units(req.Amount)})
 }
 
-// solanaPay writes a Solana Pay transfer request, with its parameters in
-// the order the spec lists them.
+// solanaPay writes a Solana Pay transfer request with the mainnet mints.
 func solanaPay(req payd.PaymentRequest) string {
 	mint, _ := TokenContract(money.Solana, req.Amount.Asset)
+	return SolanaPay(mint, req)
+}
+
+// SolanaPay writes the Solana Pay transfer request
+// (https://docs.solanapay.com/spec) for req, with its parameters in the
+// order the spec lists them: SOL when mint is "", else the SPL token of
+// mint. PaymentURI writes it with the mainnet mints; an adapter following
+// another cluster (devnet, testnet) passes the mint configured there, so
+// that a wallet is never asked to send a token the node does not watch.
+// The caller checks that the coin moves on the cluster.
+func SolanaPay(mint string, req payd.PaymentRequest) string {
 	return "solana:" + req.Deposit.Address + query(
 		param{"amount", decimal(req.Amount)},
 		param{"spl-token", mint},

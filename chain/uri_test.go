@@ -275,3 +275,17 @@ func TestTRC20OtherChain(t *testing.T) {
 		t.Errorf("PaymentURI = %s, TRC20 = %s", got, want)
 	}
 }
+
+// TestSolanaPayMint writes the mint it is given, as an adapter off
+// mainnet does, and none for SOL.
+func TestSolanaPayMint(t *testing.T) {
+	req := payd.PaymentRequest{Deposit: payd.Deposit{Address: "Owner", Reference: "Ref"},
+		Amount: money.NewCoinAmount(money.USDC, 1_500_000)}
+	if got, want := SolanaPay("DevMint", req), "solana:Owner?amount=1.5&spl-token=DevMint&reference=Ref"; got != want {
+		t.Errorf("SolanaPay = %s, want %s", got, want)
+	}
+	if got := SolanaPay("", payd.PaymentRequest{Deposit: req.Deposit, Amount: money.NewCoinAmount(money.SOL, 1)}); got !=
+		"solana:Owner?amount=0.000000001&reference=Ref" {
+		t.Errorf("SolanaPay of SOL = %s", got)
+	}
+}

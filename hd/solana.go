@@ -101,6 +101,13 @@ const (
 	curveD = "37095705934669439343138083508754565189542113879843219016388785533085940283555"
 )
 
+// OnCurve reports whether pub, 32 bytes, encodes a point of the ed25519
+// curve: true for a wallet's public key, false for a program-derived
+// address, which Solana's find_program_address picks off the curve so
+// that no private key can sign for it (chain/solana derives associated
+// token accounts with it).
+func OnCurve(pub []byte) bool { return len(pub) == ed25519.PublicKeySize && onCurve(pub) }
+
 // onCurve reports whether 32 bytes are the encoding of a point of ed25519
 // (RFC 8032 section 5.1.3, decoding): y below p, and x² = (y²-1)/(d·y²+1)
 // a square, with x = 0 only for a clear sign bit.

@@ -203,3 +203,24 @@ func offCurve(t *testing.T) []byte {
 	t.Fatal("no off-curve y below 100")
 	return nil
 }
+
+// TestOnCurveExported: a wallet key is on the curve, an associated token
+// account (a program-derived address) is not, and anything not 32 bytes
+// is not a point.
+func TestOnCurveExported(t *testing.T) {
+	for _, c := range []struct {
+		addr string
+		want bool
+	}{
+		{"3h1zGmCwsRJnVk5BuRNMLsPaQu1y2aqXqXDWYCgrp5UG", true},
+		{"3uetDDizgTtadDHZzyy9BqxrjQcozMEkxzbKhfZF4tG3", false}, // its USDC associated token account
+	} {
+		b, ok := decodeBase58(c.addr, 32)
+		if !ok || OnCurve(b) != c.want {
+			t.Errorf("OnCurve(%s) = %v, want %v", c.addr, OnCurve(b), c.want)
+		}
+	}
+	if OnCurve(make([]byte, 31)) {
+		t.Error("31 bytes are on the curve")
+	}
+}

@@ -39,11 +39,8 @@ func (c *Config) chains(getenv func(string) string) ([]chainSpec, error) {
 		if err := checkNodeURL(n, raw); err != nil {
 			return nil, err
 		}
-		switch {
-		case seen[n]:
+		if seen[n] {
 			return nil, usagef("--chain %s is given twice: payd follows one node per network", n)
-		case n == money.Solana:
-			return nil, usagef("--chain %s: payd has no %s adapter yet; bitcoin, ethereum, polygon and tron can follow real nodes", n, n)
 		}
 		seen[n] = true
 		out = append(out, chainSpec{network: n, url: raw})

@@ -48,12 +48,16 @@ func TestChainFlags(t *testing.T) {
 	if got, err := c.chains(env("")); err != nil || len(got) != 1 || got[0].network != money.Tron {
 		t.Fatalf("--chain tron = %+v, %v", got, err)
 	}
+	c = Config{Chains: listFlag{"solana=https://rpc.example/?api-key=KEY"}}
+	if got, err := c.chains(env("")); err != nil || len(got) != 1 || got[0].network != money.Solana {
+		t.Fatalf("--chain solana = %+v, %v", got, err)
+	}
 	c = Config{Chains: listFlag{"ethereum=wss://u:p@rpc.example/v2/KEY", "polygon=ws://127.0.0.1:8546"}}
 	if got, err := c.chains(env("")); err != nil || len(got) != 2 || got[0].url != "wss://u:p@rpc.example/v2/KEY" {
 		t.Fatalf("--chain over websocket = %+v, %v", got, err)
 	}
 	for _, bad := range []string{"doge=http://x:1", "bitcoin=ftp://x", "bitcoin=ws://x:1", "ethereum=ftp://x:1",
-		"ethereum=httpx://x:1", "bitcoin=", "bitcoin", "solana=http://x:1",
+		"ethereum=httpx://x:1", "bitcoin=", "bitcoin", "solana=ws://x:1",
 		"tron=ws://x:1", "bitcoin=http://a:1,bitcoin=http://b:1"} {
 		c := Config{}
 		if err := c.Chains.Set(bad); err != nil {
@@ -63,9 +67,10 @@ func TestChainFlags(t *testing.T) {
 			t.Errorf("--chain %q was accepted", bad)
 		}
 	}
-	c = Config{Tokens: listFlag{"ethereum:USDC=0xabc", "polygon:USDC=0xdef"}}
+	c = Config{Tokens: listFlag{"ethereum:USDC=0xabc", "polygon:USDC=0xdef", "solana:USDT=Mint1"}}
 	tokens, err := c.tokens()
-	if err != nil || tokens[money.Ethereum][money.USDC] != "0xabc" || tokens[money.Polygon][money.USDC] != "0xdef" {
+	if err != nil || tokens[money.Ethereum][money.USDC] != "0xabc" || tokens[money.Polygon][money.USDC] != "0xdef" ||
+		tokens[money.Solana][money.USDT] != "Mint1" {
 		t.Fatalf("tokens = %v, %v", tokens, err)
 	}
 	for _, bad := range []string{"ethereum:ETH=0x1", "bitcoin:USDC=0x1", "ethereum:USDC=", "ethereum=0x1", "ethereum:DOGE=0x1", "polygon:USDT=0x1"} {

@@ -11,6 +11,7 @@ import (
 	"payd/chain/bitcoin"
 	"payd/chain/devnet"
 	"payd/chain/evm"
+	"payd/chain/solana"
 	"payd/chain/tron"
 	"payd/clock"
 	"payd/money"
@@ -60,6 +61,9 @@ func openNodes(ctx context.Context, cfg *Config, getenv func(string) string, rat
 			case money.Tron:
 				return tron.New(ctx, s.url, tron.Options{Tokens: tokens[s.network], Explorer: explorers[s.network],
 					Price: price, Clock: clk})
+			case money.Solana:
+				return solana.New(ctx, s.url, solana.Options{Tokens: tokens[s.network], Explorer: explorers[s.network],
+					Price: price, Clock: clk})
 			default:
 				return evm.New(ctx, s.network, s.url, evm.Options{Tokens: tokens[s.network],
 					Explorer: explorers[s.network], Price: price, Clock: clk})
@@ -75,7 +79,7 @@ func openNodes(ctx context.Context, cfg *Config, getenv func(string) string, rat
 		case payd.ErrorCode(err) == payd.ErrUpstreamUnavailable:
 			log.Error("the node does not answer: its network offers nothing until it does, the others go on",
 				slog.String("network", string(s.network)), slog.String("node", nodeAddress(s.url)), slog.Any("error", err))
-			out[s.network] = &lazyNode{network: s.network, open: open, log: log}
+			out[s.network] = newLazyNode(s.network, open, log)
 		default:
 			return nil, fmt.Errorf("--chain %s: the node at %s: %w", s.network, nodeAddress(s.url), err)
 		}
@@ -98,6 +102,52 @@ type lazyNode struct {
 }
 
 var _ payd.Node = (*lazyNode)(nil)
+
+// newLazyNode wraps a node of network that has not answered yet. A
+// Scanner's network (solana) gets a lazyScanner, so the follower keeps
+// scanning it once it answers rather than reading it block by block.
+func newLazyNode(network money.Network, open func(context.Context) (payd.Node, error), log *slog.Logger) payd.Node {
+	l := &lazyNode{network: network, open: open, log: log}
+	if network == money.Solana {
+		return &lazyScanner{lazyNode: l, finalDepth: solana.FinalConfirmations}
+	}
+	return l
+}
+
+// lazyScanner is a lazyNode of a Scanner's network: the follower scans it
+// through Scan, which connects as Tip does.
+type lazyScanner struct {
+	*lazyNode
+	finalDepth int
+}
+
+var _ payd.Scanner = (*lazyScanner)(nil)
+
+// DepositKey is the adapter's once it answered; false before (the
+// follower reads the tip, which connects, before it keys deposits).
+func (l *lazyScanner) DepositKey(d payd.Deposit) (string, bool) {
+	if sc, ok := l.connected().(payd.Scanner); ok {
+		return sc.DepositKey(d)
+	}
+	return "", false
+}
+
+// FinalDepth is the network's, known before the node answers: the
+// watcher counts stored transfers by it whether or not the node answers.
+func (l *lazyScanner) FinalDepth() int { return l.finalDepth }
+
+func (l *lazyScanner) Scan(ctx context.Context, head, tip payd.BlockRef, w payd.WatchedSet, unconfirmed []string) (
+	[]payd.Block, payd.Pending, error) {
+	n, err := l.connect(ctx)
+	if err != nil {
+		return nil, payd.Pending{}, err
+	}
+	sc, ok := n.(payd.Scanner)
+	if !ok {
+		return nil, payd.Pending{}, fmt.Errorf("the %s adapter is not a Scanner", l.network)
+	}
+	return sc.Scan(ctx, head, tip, w, unconfirmed)
+}
 
 // connected returns the adapter once the node answered, nil before.
 func (l *lazyNode) connected() payd.Node {

@@ -1,0 +1,120 @@
+package solana
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"payd"
+	"payd/money"
+)
+
+// Fee estimation settings.
+const (
+	// baseFee is what a transaction pays per signature; a payment has one
+	// (the customer's).
+	baseFee = 5_000
+	// computeUnits is the compute budget a payment's priority fee is paid
+	// on: 200,000, the default limit of one instruction. Wallets that
+	// simulate first ask fewer (a SOL transfer uses a few hundred, a token
+	// transfer a few thousand, creating the payee's token account some
+	// 25,000), so the estimate errs on the high side, never below what a
+	// wallet without a limit instruction pays.
+	computeUnits = 200_000
+	// feeTTL is how long a priority fee is reused: a checkout asks on every
+	// quote, and fees move slot by slot.
+	feeTTL = time.Minute
+	// minFeeCents is the least estimate: a fee is never free, and the
+	// checkout shows whole cents.
+	minFeeCents = 1
+	// maxMicroLamports bounds the priority fee per compute unit an
+	// estimate uses (0.002 SOL at computeUnits): a node answering more (a
+	// broken or hostile endpoint) would otherwise show customers a fee of
+	// dollars for a payment that costs a fraction of a cent.
+	maxMicroLamports = 10_000_000
+	// lamportsPerSOL converts lamports to SOL.
+	lamportsPerSOL = 1_000_000_000
+)
+
+// feeCache is the last priority fee read and when.
+type feeCache struct {
+	microLamports int64
+	at            time.Time
+	ok            bool
+}
+
+// prioritizationFee is one entry of getRecentPrioritizationFees.
+type prioritizationFee struct {
+	Slot              int64 `json:"slot"`
+	PrioritizationFee int64 `json:"prioritizationFee"`
+}
+
+// FeeEstimateUSD estimates, in US cents, what a wallet pays on top to send
+// coin a: 5,000 lamports for its signature plus the median priority fee
+// of recent slots (getRecentPrioritizationFees, micro-lamports per compute
+// unit, at most 10,000,000) on 200,000 compute units, priced by
+// Options.Price, rounded up to a whole cent and at least one. The same for
+// SOL and tokens; the rent a first token payment to a wallet pays to
+// create its token account (about 0.002 SOL, once per wallet and mint) is
+// not counted. The priority fee is reused for a minute. invalid_request
+// (field asset) when a is not one of Assets; upstream_unavailable when the
+// node or the price cannot be read now.
+func (n *Node) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error) {
+	if !n.takes(a) {
+		return 0, payd.FieldError("asset", "%s does not move on solana (%s)", a, n.cluster)
+	}
+	micro, err := n.priorityFee(ctx)
+	if err != nil {
+		return 0, err
+	}
+	price, err := n.price(ctx, money.SOL)
+	if err != nil {
+		return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "no SOL price for the solana fee: %v", err)
+	}
+	return feeCents(micro, price), nil
+}
+
+// feeCents is the fee of a payment at micro micro-lamports per compute
+// unit, with SOL at price cents, in cents rounded up, at least
+// minFeeCents. micro is at most maxMicroLamports, so no product
+// overflows for any SOL price under 10^9 dollars.
+func feeCents(micro, price int64) int64 {
+	lamports := baseFee + (micro*computeUnits+999_999)/1_000_000
+	cents := (lamports*price + lamportsPerSOL - 1) / lamportsPerSOL
+	return max(cents, minFeeCents)
+}
+
+// priorityFee is the median of recent slots' priority fees, from the cache
+// when it is younger than feeTTL.
+func (n *Node) priorityFee(ctx context.Context) (int64, error) {
+	n.feeMu.Lock()
+	c := n.fee
+	n.feeMu.Unlock()
+	now := n.clock.Now()
+	if c.ok && now.Sub(c.at) < feeTTL && !now.Before(c.at) {
+		return c.microLamports, nil
+	}
+	var fees []prioritizationFee
+	if err := n.rpc.call(ctx, &fees, "getRecentPrioritizationFees"); err != nil {
+		return 0, err
+	}
+	micro := medianFee(fees)
+	n.feeMu.Lock()
+	n.fee = feeCache{micro, now, true}
+	n.feeMu.Unlock()
+	return micro, nil
+}
+
+// medianFee is the median of the fees, clamped to [0, maxMicroLamports];
+// 0 when there are none.
+func medianFee(fees []prioritizationFee) int64 {
+	if len(fees) == 0 {
+		return 0
+	}
+	vs := make([]int64, len(fees))
+	for i, f := range fees {
+		vs[i] = min(max(f.PrioritizationFee, 0), maxMicroLamports)
+	}
+	slices.Sort(vs)
+	return vs[len(vs)/2]
+}

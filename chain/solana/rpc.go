@@ -1,0 +1,371 @@
+package solana
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"payd"
+	"payd/clock"
+)
+
+// Bounds of one exchange with the node.
+const (
+	// maxResponse bounds a response body: a batch of 100 transactions is
+	// well under a MB; the bound keeps a broken or hostile endpoint from
+	// filling memory.
+	maxResponse = 32 << 20
+	// maxBatch is how many calls go in one JSON-RPC batch: hosted
+	// providers refuse larger batches (some at 100).
+	maxBatch = 100
+	// maxMessage bounds how much of a node's error message an error
+	// repeats.
+	maxMessage = 200
+	// requestTimeout bounds one exchange when the caller's context has no
+	// earlier deadline, so a node that stops answering mid-response
+	// cannot hold the follower.
+	requestTimeout = 30 * time.Second
+	// defaultRetryAfter is how long the client waits after an HTTP 429
+	// that names no Retry-After.
+	defaultRetryAfter = 5 * time.Second
+	// maxRetryAfter bounds a Retry-After, so a provider's mistake cannot
+	// stop the follower for a day.
+	maxRetryAfter = 5 * time.Minute
+)
+
+// client speaks JSON-RPC 2.0 to one Solana RPC node over HTTP POST. It
+// never puts the node's URL in an error: hosted providers carry the API
+// key in its path or query. Errors name the endpoint as scheme://host.
+// Every call passes a client-side rate limit (limiter), and after an HTTP
+// 429 no call is made until the node's Retry-After has passed.
+type client struct {
+	endpoint string // scheme://host, safe to show
+	url      string // the full URL: never in an error
+	http     *http.Client
+	limit    *limiter
+	clock    clock.Clock
+	id       atomic.Uint64
+
+	mu         sync.Mutex
+	retryAfter time.Time // no call before it (an HTTP 429)
+}
+
+// newClient checks rawURL (http or https, with a host) and returns a
+// client for it. The error never repeats the URL.
+func newClient(rawURL string, hc *http.Client, clk clock.Clock, rps int) (*client, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, errors.New("solana: the node URL does not parse")
+	}
+	if u.Host == "" {
+		return nil, errors.New("solana: the node URL has no host")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, errors.New("solana: the node URL must be http:// or https://")
+	}
+	if hc == nil {
+		hc = &http.Client{Timeout: requestTimeout}
+	}
+	return &client{endpoint: u.Scheme + "://" + u.Host, url: rawURL, http: hc, clock: clk,
+		limit: newLimiter(clk, rps)}, nil
+}
+
+// request is one JSON-RPC 2.0 call.
+type request struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      uint64 `json:"id"`
+	Method  string `json:"method"`
+	Params  []any  `json:"params"`
+}
+
+// response is one JSON-RPC 2.0 answer: a result or an error.
+type response struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+}
+
+// rpcError is the error object of a JSON-RPC answer.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// nodeError is an error object the node answered one call with: the
+// node was reached and refused the call (an account that is not a mint).
+// It is upstream_unavailable like every other failure, but callers that
+// must tell a refusal apart (the mint check) find its code with errors.As.
+type nodeError struct {
+	code int
+	err  error
+}
+
+func (e *nodeError) Error() string { return e.err.Error() }
+func (e *nodeError) Unwrap() error { return e.err }
+
+// rpcCall is one method call to make, and where its result goes.
+type rpcCall struct {
+	method string
+	params []any
+	result any // a pointer json.Unmarshal fills
+}
+
+// call makes one call and decodes its result into result. A JSON null
+// result leaves result untouched (pointers stay nil).
+func (c *client) call(ctx context.Context, result any, method string, params ...any) error {
+	return c.batch(ctx, []rpcCall{{method, params, result}})
+}
+
+// batch makes calls as JSON-RPC batch arrays of at most maxBatch, one
+// round trip each, each call counted by the rate limit. One call alone
+// goes as a plain request. Every failure (reaching the node, an HTTP
+// status, a malformed answer, an error for one call) is
+// upstream_unavailable: the follower tries again with backoff.
+func (c *client) batch(ctx context.Context, calls []rpcCall) error {
+	for len(calls) > 0 {
+		n := min(len(calls), maxBatch)
+		if err := c.round(ctx, calls[:n]); err != nil {
+			return err
+		}
+		calls = calls[n:]
+	}
+	return nil
+}
+
+// round makes one exchange for calls.
+func (c *client) round(ctx context.Context, calls []rpcCall) error {
+	method := calls[0].method
+	if err := c.wait(ctx, method, len(calls)); err != nil {
+		return err
+	}
+	reqs := make([]request, len(calls))
+	byID := make(map[string]int, len(calls))
+	for i, cl := range calls {
+		params := cl.params
+		if params == nil {
+			params = []any{}
+		}
+		reqs[i] = request{"2.0", c.id.Add(1), cl.method, params}
+		byID[strconv.FormatUint(reqs[i].ID, 10)] = i
+	}
+	var body any = reqs
+	if len(reqs) == 1 {
+		body = reqs[0]
+	}
+	data, err := c.post(ctx, method, body)
+	if err != nil {
+		return err
+	}
+	resps, err := c.parse(method, data, len(reqs) > 1)
+	if err != nil {
+		return err
+	}
+	seen := make([]bool, len(calls))
+	for _, r := range resps {
+		i, ok := byID[string(r.ID)]
+		if !ok && len(resps) == 1 && r.Error != nil {
+			// A node that cannot read a request answers with no id.
+			return c.fail("%s: refused: %s (code %d)", method, clip(r.Error.Message), r.Error.Code)
+		}
+		if !ok || seen[i] {
+			return c.fail("%s: the answer has an id that was not asked", method)
+		}
+		seen[i] = true
+		if err := c.decode(calls[i], r); err != nil {
+			return err
+		}
+	}
+	for i, ok := range seen {
+		if !ok {
+			return c.fail("%s: the answer has no result for one call", calls[i].method)
+		}
+	}
+	return nil
+}
+
+// wait holds a call back until the rate limit lets n calls through, or
+// refuses it while the node's Retry-After runs.
+func (c *client) wait(ctx context.Context, method string, n int) error {
+	c.mu.Lock()
+	until := c.retryAfter
+	c.mu.Unlock()
+	if now := c.clock.Now(); now.Before(until) {
+		return c.fail("%s: rate limited by the node until %s", method, until.UTC().Format(time.RFC3339))
+	}
+	if err := c.limit.wait(ctx, n); err != nil {
+		return c.fail("%s: %s", method, transportError(err))
+	}
+	return nil
+}
+
+// post sends body and returns the answer's bytes.
+func (c *client) post(ctx context.Context, method string, body any) ([]byte, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("solana: encoding %s: %w", method, err)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(b))
+	if err != nil {
+		return nil, c.fail("%s: cannot make the request", method)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	res, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.fail("%s: %s", method, transportError(err))
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
+	if err != nil {
+		return nil, c.fail("%s: reading the answer: %s", method, transportError(err))
+	}
+	if len(data) > maxResponse {
+		return nil, c.fail("%s: the answer is over %d MiB", method, maxResponse>>20)
+	}
+	if res.StatusCode == http.StatusTooManyRequests {
+		until := c.clock.Now().Add(retryAfter(res.Header.Get("Retry-After")))
+		c.mu.Lock()
+		c.retryAfter = until
+		c.mu.Unlock()
+		return nil, c.fail("%s: HTTP 429, rate limited by the node until %s", method, until.UTC().Format(time.RFC3339))
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, c.fail("%s: HTTP %d", method, res.StatusCode)
+	}
+	return data, nil
+}
+
+// retryAfter reads a Retry-After header in seconds (the form RPC
+// providers send), defaultRetryAfter when it is absent or unreadable,
+// at most maxRetryAfter.
+func retryAfter(h string) time.Duration {
+	s, err := strconv.Atoi(h)
+	if err != nil || s < 0 {
+		return defaultRetryAfter
+	}
+	return min(time.Duration(s)*time.Second, maxRetryAfter)
+}
+
+// parse reads a batch's array, or one answer.
+func (c *client) parse(method string, data []byte, batch bool) ([]response, error) {
+	data = bytes.TrimSpace(data)
+	if batch && len(data) > 0 && data[0] == '[' {
+		var rs []response
+		if err := json.Unmarshal(data, &rs); err != nil {
+			return nil, c.fail("%s: malformed batch answer", method)
+		}
+		return rs, nil
+	}
+	var r response
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, c.fail("%s: malformed answer", method)
+	}
+	if batch && r.Error != nil {
+		return nil, c.fail("%s: batch refused: %s (code %d)", method, clip(r.Error.Message), r.Error.Code)
+	}
+	return []response{r}, nil
+}
+
+// decode puts one answer's result into its call's result.
+func (c *client) decode(cl rpcCall, r response) error {
+	if r.Error != nil {
+		return &nodeError{r.Error.Code, c.fail("%s: %s (code %d)", cl.method, clip(r.Error.Message), r.Error.Code)}
+	}
+	if len(r.Result) == 0 {
+		return c.fail("%s: the answer has neither result nor error", cl.method)
+	}
+	if err := json.Unmarshal(r.Result, cl.result); err != nil {
+		return c.fail("%s: malformed result: %s", cl.method, clip(err.Error()))
+	}
+	return nil
+}
+
+// fail is an upstream_unavailable error naming the node by its endpoint.
+func (c *client) fail(format string, args ...any) error {
+	return payd.Errorf(payd.ErrUpstreamUnavailable, "solana node %s: %s", c.endpoint, fmt.Sprintf(format, args...))
+}
+
+// transportError describes a failed exchange without the URL that net/http
+// puts in a *url.Error (it strips a password, but not an API key in the
+// path or query).
+func transportError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timed out"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timed out"
+	}
+	return clip(err.Error())
+}
+
+// clip bounds a message from elsewhere to maxMessage bytes.
+func clip(s string) string {
+	if len(s) > maxMessage {
+		return s[:maxMessage] + "…"
+	}
+	return s
+}
+
+// limiter is a token bucket of the client's calls: up to rps calls at
+// once, then rps a second. Hosted Solana RPC providers limit calls per
+// second per key (public endpoints at about 10), and a follower that
+// stays under its limit never meets a 429.
+type limiter struct {
+	clock clock.Clock
+	every time.Duration // one token's worth of time
+	burst time.Duration // the bucket's size in time
+
+	mu sync.Mutex
+	at time.Time // when the bucket will have refilled to empty
+}
+
+func newLimiter(clk clock.Clock, rps int) *limiter {
+	every := time.Second / time.Duration(rps)
+	return &limiter{clock: clk, every: every, burst: time.Duration(rps) * every}
+}
+
+// wait takes n tokens, waiting for them when the bucket is short. A batch
+// larger than the bucket waits for what it overdraws.
+func (l *limiter) wait(ctx context.Context, n int) error {
+	l.mu.Lock()
+	now := l.clock.Now()
+	if l.at.Before(now) {
+		l.at = now
+	}
+	l.at = l.at.Add(time.Duration(n) * l.every)
+	delay := l.at.Sub(now) - l.burst
+	l.mu.Unlock()
+	if delay <= 0 {
+		return nil
+	}
+	t := l.clock.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C():
+		return nil
+	}
+}
