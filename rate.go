@@ -169,10 +169,12 @@ func NeedsRates(c money.Currency, a money.Asset) bool {
 // it. A snapshot is made without a currency or coin its sources could not
 // agree on, so a caller refuses just the prices that need it.
 func (x *ExchangeRates) Lacks(c money.Currency, a money.Asset) string {
-	if x.USDPerUnit(c).IsZero() {
+	// A currency or coin payd does not know is the request's mistake, which
+	// its validation names (400), not a rate missing right now.
+	if c.Valid() && x.USDPerUnit(c).IsZero() {
 		return string(c)
 	}
-	if a != "" && x.CoinCents(a) <= 0 {
+	if a.Valid() && x.CoinCents(a) <= 0 {
 		return string(a)
 	}
 	return ""

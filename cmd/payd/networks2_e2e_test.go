@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
+	"payd/chain/solana/solanatest"
 	"payd/chain/tron/trontest"
 	"payd/clock"
 	"payd/money"
@@ -75,36 +77,78 @@ func waitStatus(t *testing.T, customer apiClient, id, status string) map[string]
 	return nil
 }
 
-// TestServePaysOnTron runs payd serve without --dev following trontest's
-// node (the TRC-20 token named as USDT, 3 confirmations): a customer
-// opens a USDT checkout on the payment's hosted page, pays it, and the
-// page sees it processing from its block and completed three blocks deep.
-func TestServePaysOnTron(t *testing.T) {
+// TestServePaysOnSolanaAndTron runs payd serve without --dev following
+// solanatest's RPC node (mainnet's genesis and mints) and trontest's node
+// (its TRC-20 named as USDT, 3 confirmations), the two replaying servers
+// shaped as the providers document their answers. Customers open a USDC
+// and a SOL checkout on solana and a USDT one on tron through the hosted
+// page's API, without a key, and pay them: each is processing once seen
+// and completed once final (finalized on solana, 3 blocks deep on tron),
+// its payment succeeded with its events once each. A USDC transfer of the
+// exact amount to the same wallet without the checkout's reference pays
+// nothing: that checkout stays open.
+func TestServePaysOnSolanaAndTron(t *testing.T) {
 	dsns(t, func(t *testing.T, dsn string) {
-		node := trontest.Start(t, trontest.Options{})
+		sol := solanatest.New(t)
+		trx := trontest.Start(t, trontest.Options{})
 		cli(t, dsn, "migrate")
 		var biz newBusiness
 		if err := json.Unmarshal(cli(t, dsn, "business", "create", "--name", "Shop", "--email", "o@shop.example",
 			"--wallet", "generate", "--json"), &biz); err != nil {
 			t.Fatal(err)
 		}
-		s := startServe(t, dsn, "--chain", "tron="+node.URL(), "--token", "tron:USDT="+node.Token(), "--rates", "static",
-			"--follow-interval", "100ms", "--confirmations", "tron=3")
+		s := startServe(t, dsn, "--chain", "solana="+sol.URL(), "--chain", "tron="+trx.URL(),
+			"--token", "tron:USDT="+trx.Token(), "--rates", "static", "--follow-interval", "100ms",
+			"--confirmations", "tron=3")
 		business := apiClient{t: t, base: s.base, key: biz.SecretKey}
 		customer := apiClient{t: t, base: s.base}
-		c := payOnPage(t, business, customer, money.USDT, money.Tron)
-		if c.address[0] != 'T' || c.amount.Units.Cmp(big.NewInt(25_000_000)) != 0 {
-			t.Fatalf("a USDT checkout on tron: %+v", c)
+
+		usdc := payOnPage(t, business, customer, money.USDC, money.Solana)
+		coin := payOnPage(t, business, customer, money.SOL, money.Solana)
+		unpaid := payOnPage(t, business, customer, money.USDC, money.Solana)
+		usdt := payOnPage(t, business, customer, money.USDT, money.Tron)
+		if usdc.address != coin.address || usdc.reference == "" || usdc.reference == coin.reference {
+			t.Fatalf("solana deposits %+v %+v: the wallet's one address, a reference each", usdc, coin)
 		}
-		node.Transfer(c.address, c.amount.Units.Int64())
-		node.Mine(1)
-		chk := waitStatus(t, customer, c.id, "processing")
-		if chk["crypto"].(map[string]any)["tx_hash"] == nil {
-			t.Fatalf("a detected checkout without its transaction: %v", chk)
+		if usdt.address[0] != 'T' || usdt.reference != "" || usdt.amount.Units.Cmp(big.NewInt(25_000_000)) != 0 {
+			t.Fatalf("a USDT checkout on tron: %+v", usdt)
 		}
-		node.Mine(2)
-		waitStatus(t, customer, c.id, "completed")
-		business.waitEvents(c.payID, "created", "method_selected", "detected", "confirmation", "confirmation",
-			"confirmation", "succeeded")
+
+		payer := solanatest.Key("customer")
+		usdcSig := sol.Transfer(payer, usdc.address, solanatest.USDC, usdc.amount.Units.Int64(), usdc.reference)
+		sol.Transfer(payer, coin.address, "", coin.amount.Units.Int64(), coin.reference)
+		sol.Transfer(payer, unpaid.address, solanatest.USDC, unpaid.amount.Units.Int64(), "") // no reference
+		trx.Transfer(usdt.address, usdt.amount.Units.Int64())
+		trx.Mine(1)
+		for _, c := range []customerCheckout{usdc, coin, usdt} {
+			chk := waitStatus(t, customer, c.id, "processing")
+			if chk["crypto"].(map[string]any)["tx_hash"] == nil {
+				t.Fatalf("a checkout seen paid without its transaction: %v", chk)
+			}
+		}
+
+		sol.Advance(solanatest.Lag) // finalized
+		trx.Mine(2)                 // 3 deep
+		for _, c := range []customerCheckout{usdc, coin, usdt} {
+			waitStatus(t, customer, c.id, "completed")
+		}
+		// One confirmation event per confirmation up to the required (spec
+		// 3, event order): a finalized solana transfer counts 32 at once.
+		confirmed := func(n int) []string {
+			return append(append([]string{"created", "method_selected", "detected"},
+				slices.Repeat([]string{"confirmation"}, n)...), "succeeded")
+		}
+		business.waitEvents(usdc.payID, confirmed(32)...)
+		business.waitEvents(coin.payID, confirmed(32)...)
+		business.waitEvents(usdt.payID, confirmed(3)...)
+		method := business.call(200, "GET", "/payments/"+usdc.payID, nil)["method"].(map[string]any)
+		if method["tx_hash"] != usdcSig || method["explorer_url"] != "https://explorer.solana.com/tx/"+usdcSig {
+			t.Errorf("the USDC payment's method: %v", method)
+		}
+		if chk := customer.call(200, "GET", "/checkouts/"+unpaid.id, nil); chk["status"] != "open" ||
+			chk["crypto"].(map[string]any)["tx_hash"] != nil {
+			t.Fatalf("a transfer without the checkout's reference paid it: %v", chk)
+		}
+		business.waitEvents(unpaid.payID, "created", "method_selected")
 	})
 }

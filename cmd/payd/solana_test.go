@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"iter"
 	"maps"
-	"strings"
 	"testing"
 	"time"
 
@@ -91,71 +89,4 @@ func TestLazySolanaScans(t *testing.T) {
 	if err != nil || len(p.Transfers) != 1 || p.Transfers[0].TxHash != sig {
 		t.Fatalf("Scan once connected = %+v, %v", p, err)
 	}
-}
-
-// TestServeFollowsSolana runs payd serve without --dev on solanatest's
-// mainnet with static rates: a business made with a generated wallet
-// opens USDC and SOL checkouts whose deposits are the wallet's address
-// with a fresh reference each, and Solana Pay URIs that carry it; each
-// payment is detected while confirmed and succeeds once finalized, with
-// its signature and explorer page.
-func TestServeFollowsSolana(t *testing.T) {
-	dsns(t, func(t *testing.T, dsn string) {
-		c := solanatest.New(t)
-		cli(t, dsn, "migrate")
-		var biz newBusiness
-		out := cli(t, dsn, "business", "create", "--name", "Shop", "--email", "o@shop.example", "--wallet", "generate", "--json")
-		if err := json.Unmarshal(out, &biz); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
-		s := startServe(t, dsn, "--chain", "solana="+c.URL(), "--rates", "static", "--follow-interval", "100ms")
-		api := apiClient{t: t, base: s.base, key: biz.SecretKey}
-		type checkout struct {
-			payID, address, reference string
-			units                     int64
-		}
-		open := func(asset money.Asset) checkout {
-			t.Helper()
-			pay := api.call(201, "POST", "/payments", map[string]any{"amount": 2500, "currency": "USD"})
-			chk := api.call(201, "POST", "/checkouts", map[string]any{"payment_id": pay["id"], "rail": "crypto",
-				"asset": string(asset), "network": "solana"})
-			crypto := chk["crypto"].(map[string]any)
-			ref, _ := crypto["reference"].(string)
-			amount, err := money.ParseCoinAmount(asset, crypto["amount"].(string))
-			if err != nil || ref == "" {
-				t.Fatalf("a solana checkout: %v (%v)", crypto, err)
-			}
-			uri := crypto["payment_uri"].(string)
-			if !strings.HasPrefix(uri, "solana:"+crypto["address"].(string)+"?") || !strings.Contains(uri, "reference="+ref) {
-				t.Fatalf("payment URI %s", uri)
-			}
-			return checkout{pay["id"].(string), crypto["address"].(string), ref, amount.Units.Int64()}
-		}
-		usdc, sol := open(money.USDC), open(money.SOL)
-		if usdc.address != sol.address || usdc.reference == sol.reference {
-			t.Fatalf("deposits %+v %+v: one wallet address, a reference each", usdc, sol)
-		}
-		payer := solanatest.Key("customer")
-		usdcSig := c.Transfer(payer, usdc.address, solanatest.USDC, usdc.units, usdc.reference)
-		c.Transfer(payer, sol.address, "", sol.units, sol.reference)
-		api.waitEvents(usdc.payID, "created", "method_selected", "detected")
-		api.waitEvents(sol.payID, "created", "method_selected", "detected")
-		c.Advance(solanatest.Lag)
-		for _, id := range []string{usdc.payID, sol.payID} {
-			var p map[string]any
-			for deadline := (clock.Real{}).Now().Add(20 * time.Second); (clock.Real{}).Now().Before(deadline); {
-				if p = api.call(200, "GET", "/payments/"+id, nil); p["status"] == "succeeded" {
-					break
-				}
-				<-clockAfter(50 * time.Millisecond)
-			}
-			if p["status"] != "succeeded" {
-				t.Fatalf("payment %s after finality: %v", id, p)
-			}
-		}
-		method := api.call(200, "GET", "/payments/"+usdc.payID, nil)["method"].(map[string]any)
-		if method["tx_hash"] != usdcSig || method["explorer_url"] != "https://explorer.solana.com/tx/"+usdcSig {
-			t.Errorf("the USDC payment's method: %v", method)
-		}
-	})
 }
