@@ -191,7 +191,12 @@ type Scanner interface {
 	// its parent (the first, head), with a block at tip last; those seen
 	// but not final yet in Pending.Transfers. Pending.Alive answers for the
 	// unconfirmed transactions as Node.Pending does: still waiting, or
-	// final in one of the returned blocks.
+	// final in one of the returned blocks. not_found when the node listed
+	// a transfer at or under tip that it does not return yet (a backend
+	// behind the others): head must not pass it, and the follower asks
+	// again at its next run as for BlockAt's not_found. An error whose
+	// chain holds a NotYet() bool method answering true (a rate limit
+	// being waited out), from Scan or Tip, is waited out the same way.
 	Scan(ctx context.Context, head, tip BlockRef, w WatchedSet, unconfirmed []string) ([]Block, Pending, error)
 	// FinalDepth is how many confirmations a transfer counts once its
 	// block is final, one more for each height (a slot on solana) the tip

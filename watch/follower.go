@@ -294,6 +294,9 @@ func (f *Follower) record(ctx context.Context, now time.Time, err error) {
 // followed to the tip, then the mempool read.
 func (f *Follower) follow(ctx context.Context, now time.Time) error {
 	tip, err := f.node.Tip(ctx)
+	if waiting(err) {
+		return f.notYet(err, now)
+	}
 	if err != nil {
 		return err
 	}
@@ -324,6 +327,14 @@ func (f *Follower) follow(ctx context.Context, now time.Time) error {
 	return f.pending(ctx, tip, now)
 }
 
+// waiting reports whether err says the node is to be asked again later
+// rather than failing (a rate limit being waited out): an error in its
+// chain with a NotYet method that answers true (payd.Scanner).
+func waiting(err error) bool {
+	var ny interface{ NotYet() bool }
+	return errors.As(err, &ny) && ny.NotYet()
+}
+
 // notYetError is BlockAt's not_found for a block at or below the tip the
 // node named (advance).
 type notYetError struct{ err error }
@@ -333,7 +344,8 @@ func (e notYetError) Unwrap() error { return e.err }
 
 // notYet ends a run whose node named a tip but had no block at a height
 // below it: a provider's load balancer sent the two reads to backends a
-// block or two apart. The follower reads again at its next run, without
+// block or two apart (a Scanner's not_found is the same), or the node's
+// rate limit is being waited out. The follower reads again at its next run, without
 // backing off or failing the status (which would refuse checkouts for a
 // lag of seconds), and without reading the mempool. A node that keeps
 // naming a tip it has no block for (staleAfter) is failing: err is
@@ -344,7 +356,8 @@ func (f *Follower) notYet(err error, now time.Time) error {
 		f.notYetSince = now
 	}
 	if now.Sub(f.notYetSince) < staleAfter {
-		f.log.Debug("the node has no block yet below the tip it named; reading it again next run", slog.Any("error", err))
+		f.log.Debug("the node cannot answer yet up to the tip it named (no block there yet, or its rate limit); "+
+			"reading it again next run", slog.Any("error", err))
 		return nil
 	}
 	return payd.Errorf(payd.ErrUpstreamUnavailable, "for %s the node has named a tip but had no block up to it: %v",
@@ -632,6 +645,13 @@ func (f *Follower) scan(ctx context.Context, sc payd.Scanner, tip payd.BlockRef,
 		return err
 	}
 	blocks, p, err := sc.Scan(ctx, head.BlockRef, tip, f.watched, unconfirmed)
+	if payd.IsNotFound(err) || waiting(err) {
+		// A transaction listed at or under the tip the node does not
+		// return yet (a lagging backend), or the node's rate limit being
+		// waited out: as BlockAt's not_found in advance.
+		return f.notYet(err, now)
+	}
+	f.notYetSince = time.Time{}
 	if err != nil {
 		return err
 	}

@@ -95,7 +95,7 @@ func (n *Node) priorityFee(ctx context.Context) (int64, error) {
 		return c.microLamports, nil
 	}
 	var fees []prioritizationFee
-	if err := n.rpc.call(ctx, &fees, "getRecentPrioritizationFees"); err != nil {
+	if err := n.rpc.feeCall(ctx, &fees, "getRecentPrioritizationFees"); err != nil {
 		return 0, err
 	}
 	micro := medianFee(fees)

@@ -151,14 +151,23 @@ func TestFollowerOnSolana(t *testing.T) {
 			t.Fatalf("a forked transfer after DropAfter: %q", got)
 		}
 
-		// The node throttles, then hangs: the runs fail as
-		// upstream_unavailable and the status says so.
-		c.Throttle(1, "3")
-		if err := f.RunOnce(ctx); payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
+		// The node throttles: its Retry-After is waited out without
+		// failing the status (which would refuse checkouts), until it
+		// lasts past the status' staleness; then it hangs: the run fails
+		// as upstream_unavailable and the status says so.
+		c.Throttle(1, "60")
+		if err := f.RunOnce(ctx); err != nil {
 			t.Fatalf("a 429: %v", err)
 		}
+		if err := f.Healthy(ctx); err != nil {
+			t.Errorf("unhealthy while a 429's Retry-After is waited out: %v", err)
+		}
+		clk.Advance(46 * time.Second)
+		if err := f.RunOnce(ctx); payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
+			t.Fatalf("a Retry-After past the staleness: %v", err)
+		}
 		if err := f.Healthy(ctx); err == nil {
-			t.Error("healthy while throttled")
+			t.Error("healthy while throttled past the staleness")
 		}
 		c.Transfer(payer, owner, solanatest.USDC, 25_000_000, refs[3])
 		clk.Advance(20 * time.Second)

@@ -106,7 +106,7 @@ func FuzzAnswers(f *testing.F) {
 		// The transaction decoder alone, on the answer as a transaction.
 		var tx transaction
 		if json.Unmarshal([]byte(in), &tx) == nil {
-			tx.info().transfers("s", "O", map[string]bool{"R": true, "A": true}, map[string]money.Asset{"m": money.USDC})
+			tx.info().transfers("s", "O", map[string]bool{"R": true, "A": true}, map[string]tokenAccount{"A": {mint: "m", asset: money.USDC}})
 		}
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,7 +53,8 @@ type client struct {
 	endpoint string // scheme://host, safe to show
 	url      string // the full URL: never in an error
 	http     *http.Client
-	limit    *limiter
+	limit    *limiter // the scan's calls
+	fee      *limiter // fee reads, which an API request waits for
 	clock    clock.Clock
 	id       atomic.Uint64
 
@@ -76,8 +78,23 @@ func newClient(rawURL string, hc *http.Client, clk clock.Clock, rps int) (*clien
 	if hc == nil {
 		hc = &http.Client{Timeout: requestTimeout}
 	}
-	return &client{endpoint: u.Scheme + "://" + u.Host, url: rawURL, http: hc, clock: clk,
-		limit: newLimiter(clk, rps)}, nil
+	// A copy, so the caller's client is left as it was.
+	own := *hc
+	own.CheckRedirect = refuseRedirect
+	// One call a second of the budget is kept for fee reads, so an API
+	// request's fee estimate never waits behind a scan's batch.
+	return &client{endpoint: u.Scheme + "://" + u.Host, url: rawURL, http: &own, clock: clk,
+		limit: newLimiter(clk, max(1, rps-1)), fee: newLimiter(clk, 1)}, nil
+}
+
+// refuseRedirect is the client's CheckRedirect: no redirect is followed.
+// net/http drops Authorization and cookies when a redirect leaves the
+// host, but not the URL's path or query, where hosted providers carry the
+// API key, nor other headers. No RPC node redirects a JSON-RPC POST; a URL
+// that does is to be replaced by the one it names.
+func refuseRedirect(req *http.Request, _ []*http.Request) error {
+	return fmt.Errorf("the node answered with a redirect to %s://%s, which payd does not follow (it would carry the "+
+		"credentials there): point --chain solana at the URL the node redirects to", req.URL.Scheme, req.URL.Host)
 }
 
 // request is one JSON-RPC 2.0 call.
@@ -126,6 +143,11 @@ func (c *client) call(ctx context.Context, result any, method string, params ...
 	return c.batch(ctx, []rpcCall{{method, params, result}})
 }
 
+// feeCall is call under the fee reads' own budget (client.fee).
+func (c *client) feeCall(ctx context.Context, result any, method string, params ...any) error {
+	return c.round(ctx, c.fee, []rpcCall{{method, params, result}})
+}
+
 // batch makes calls as JSON-RPC batch arrays of at most maxBatch, one
 // round trip each, each call counted by the rate limit. One call alone
 // goes as a plain request. Every failure (reaching the node, an HTTP
@@ -134,7 +156,7 @@ func (c *client) call(ctx context.Context, result any, method string, params ...
 func (c *client) batch(ctx context.Context, calls []rpcCall) error {
 	for len(calls) > 0 {
 		n := min(len(calls), maxBatch)
-		if err := c.round(ctx, calls[:n]); err != nil {
+		if err := c.round(ctx, c.limit, calls[:n]); err != nil {
 			return err
 		}
 		calls = calls[n:]
@@ -142,10 +164,10 @@ func (c *client) batch(ctx context.Context, calls []rpcCall) error {
 	return nil
 }
 
-// round makes one exchange for calls.
-func (c *client) round(ctx context.Context, calls []rpcCall) error {
+// round makes one exchange for calls, under the rate limit lim.
+func (c *client) round(ctx context.Context, lim *limiter, calls []rpcCall) error {
 	method := calls[0].method
-	if err := c.wait(ctx, method, len(calls)); err != nil {
+	if err := c.wait(ctx, lim, method, len(calls)); err != nil {
 		return err
 	}
 	reqs := make([]request, len(calls))
@@ -174,6 +196,9 @@ func (c *client) round(ctx context.Context, calls []rpcCall) error {
 	for _, r := range resps {
 		i, ok := byID[string(r.ID)]
 		if !ok && len(resps) == 1 && r.Error != nil {
+			if rateLimit(r.Error) {
+				return c.throttled(method, 0)
+			}
 			// A node that cannot read a request answers with no id.
 			return c.fail("%s: refused: %s (code %d)", method, clip(r.Error.Message), r.Error.Code)
 		}
@@ -193,16 +218,16 @@ func (c *client) round(ctx context.Context, calls []rpcCall) error {
 	return nil
 }
 
-// wait holds a call back until the rate limit lets n calls through, or
-// refuses it while the node's Retry-After runs.
-func (c *client) wait(ctx context.Context, method string, n int) error {
+// wait holds a call back until the rate limit lim lets n calls through,
+// or refuses it while the node's Retry-After runs.
+func (c *client) wait(ctx context.Context, lim *limiter, method string, n int) error {
 	c.mu.Lock()
 	until := c.retryAfter
 	c.mu.Unlock()
 	if now := c.clock.Now(); now.Before(until) {
-		return c.fail("%s: rate limited by the node until %s", method, until.UTC().Format(time.RFC3339))
+		return &throttledError{c.fail("%s: rate limited by the node until %s", method, until.UTC().Format(time.RFC3339))}
 	}
-	if err := c.limit.wait(ctx, n); err != nil {
+	if err := lim.wait(ctx, n); err != nil {
 		return c.fail("%s: %s", method, transportError(err))
 	}
 	return nil
@@ -238,11 +263,7 @@ func (c *client) post(ctx context.Context, method string, body any) ([]byte, err
 		return nil, c.fail("%s: the answer is over %d MiB", method, maxResponse>>20)
 	}
 	if res.StatusCode == http.StatusTooManyRequests {
-		until := c.clock.Now().Add(retryAfter(res.Header.Get("Retry-After")))
-		c.mu.Lock()
-		c.retryAfter = until
-		c.mu.Unlock()
-		return nil, c.fail("%s: HTTP 429, rate limited by the node until %s", method, until.UTC().Format(time.RFC3339))
+		return nil, c.throttled(method, retryAfter(res.Header.Get("Retry-After"), c.clock.Now()))
 	}
 	if res.StatusCode != http.StatusOK {
 		return nil, c.fail("%s: HTTP %d", method, res.StatusCode)
@@ -250,15 +271,73 @@ func (c *client) post(ctx context.Context, method string, body any) ([]byte, err
 	return data, nil
 }
 
-// retryAfter reads a Retry-After header in seconds (the form RPC
-// providers send), defaultRetryAfter when it is absent or unreadable,
-// at most maxRetryAfter.
-func retryAfter(h string) time.Duration {
-	s, err := strconv.Atoi(h)
-	if err != nil || s < 0 {
+// retryAfter reads a Retry-After header (RFC 9110 §10.2.3): seconds (the
+// form RPC providers send) or an HTTP-date, read at now.
+// defaultRetryAfter when it is absent or unreadable, at most
+// maxRetryAfter.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if s, err := strconv.Atoi(h); err == nil {
+		if s < 0 {
+			return defaultRetryAfter
+		}
+		return min(time.Duration(s)*time.Second, maxRetryAfter)
+	}
+	t, err := http.ParseTime(h)
+	if err != nil {
 		return defaultRetryAfter
 	}
-	return min(time.Duration(s)*time.Second, maxRetryAfter)
+	return max(0, min(t.Sub(now), maxRetryAfter))
+}
+
+// throttled records that the node asked for no call before d from now
+// (defaultRetryAfter when d is 0) and returns the error of the call it
+// refused.
+func (c *client) throttled(method string, d time.Duration) error {
+	if d <= 0 {
+		d = defaultRetryAfter
+	}
+	until := c.clock.Now().Add(d)
+	c.mu.Lock()
+	c.retryAfter = until
+	c.mu.Unlock()
+	return &throttledError{c.fail("%s: rate limited by the node (HTTP 429 or a rate-limit error) until %s", method,
+		until.UTC().Format(time.RFC3339))}
+}
+
+// throttledError is the node's rate limit (an HTTP 429, or a JSON-RPC
+// rate-limit error) or a call refused while its Retry-After runs. It is
+// upstream_unavailable to every caller; NotYet tells the follower that it
+// waits a limit out, which is not a failure of the node (payd.Scanner).
+type throttledError struct{ err error }
+
+func (e *throttledError) Error() string { return e.err.Error() }
+func (e *throttledError) Unwrap() error { return e.err }
+
+// NotYet reports that the call is to be made again later.
+func (e *throttledError) NotYet() bool { return true }
+
+// rateLimitCode is the JSON-RPC error some providers answer a call over
+// their rate limit with, in an HTTP 200 (-32005, "limit exceeded").
+const rateLimitCode = -32005
+
+// rateLimit reports whether e is a provider's rate limit inside a 200:
+// code -32005 or a message that says so.
+func rateLimit(e *rpcError) bool {
+	m := strings.ToLower(e.Message)
+	return e.Code == rateLimitCode || e.Code == http.StatusTooManyRequests || strings.Contains(m, "rate limit") ||
+		strings.Contains(m, "too many requests")
+}
+
+// minContextSlotCode is the error a node answers a call with when it has
+// not reached the call's minContextSlot: a backend behind the tip read.
+const minContextSlotCode = -32016
+
+// notReached is the answer of a node behind the call's minContextSlot:
+// not_found, what the follower waits out as a node not there yet.
+func (c *client) notReached(method string, e *rpcError) error {
+	return payd.Errorf(payd.ErrNotFound, "solana node %s: %s: %s (code %d): a backend behind the slot read",
+		c.endpoint, method, clip(e.Message), e.Code)
 }
 
 // parse reads a batch's array, or one answer.
@@ -276,6 +355,9 @@ func (c *client) parse(method string, data []byte, batch bool) ([]response, erro
 		return nil, c.fail("%s: malformed answer", method)
 	}
 	if batch && r.Error != nil {
+		if rateLimit(r.Error) {
+			return nil, c.throttled(method, 0)
+		}
 		return nil, c.fail("%s: batch refused: %s (code %d)", method, clip(r.Error.Message), r.Error.Code)
 	}
 	return []response{r}, nil
@@ -283,6 +365,12 @@ func (c *client) parse(method string, data []byte, batch bool) ([]response, erro
 
 // decode puts one answer's result into its call's result.
 func (c *client) decode(cl rpcCall, r response) error {
+	if r.Error != nil && rateLimit(r.Error) {
+		return c.throttled(cl.method, 0)
+	}
+	if r.Error != nil && r.Error.Code == minContextSlotCode {
+		return c.notReached(cl.method, r.Error)
+	}
 	if r.Error != nil {
 		return &nodeError{r.Error.Code, c.fail("%s: %s (code %d)", cl.method, clip(r.Error.Message), r.Error.Code)}
 	}
@@ -341,6 +429,7 @@ type limiter struct {
 	at time.Time // when the bucket will have refilled to empty
 }
 
+// newLimiter is a bucket of rps calls, refilled at rps a second.
 func newLimiter(clk clock.Clock, rps int) *limiter {
 	every := time.Second / time.Duration(rps)
 	return &limiter{clock: clk, every: every, burst: time.Duration(rps) * every}
@@ -364,6 +453,10 @@ func (l *limiter) wait(ctx context.Context, n int) error {
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
+		// The calls are not made: their tokens go back to the bucket.
+		l.mu.Lock()
+		l.at = l.at.Add(-time.Duration(n) * l.every)
+		l.mu.Unlock()
 		return ctx.Err()
 	case <-t.C():
 		return nil

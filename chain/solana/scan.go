@@ -26,6 +26,10 @@ const (
 	refLimit = 20
 	// maxStatuses is getSignatureStatuses' largest request.
 	maxStatuses = 256
+	// maxFetches bounds the getTransaction calls of one run: 5 s at 10
+	// calls a second, well inside the follower's lease. A backlog
+	// larger is fetched over several runs, oldest first.
+	maxFetches = 50
 )
 
 // FinalConfirmations is how many confirmations a finalized transfer
@@ -95,21 +99,34 @@ type seen struct {
 	owners []string
 }
 
+// errNotThere is Scan's answer when the node listed a transaction at or
+// under the tip but would not return it (a null getTransaction, or a
+// backend behind the tip): its slot must not be passed, so the run ends
+// without a block and the follower asks again at its next run.
+func errNotThere(sig string) error {
+	return payd.Errorf(payd.ErrNotFound, "solana: the node listed the transaction %s at or under the finalized slot "+
+		"but does not return it yet", sig)
+}
+
 // Scan reads, for each wallet address watched and its associated token
 // account of each mint, the signatures since head (getSignaturesForAddress,
 // newest first, paged back to head), fetches the transactions not decoded
-// before (getTransaction, batched), and keeps those that carry a watched
-// reference of the wallet and pay it. Finalized ones at or under tip go
-// in blocks at their slots, the others in Pending.Transfers; the
-// unconfirmed transactions are asked for with getSignatureStatuses.
-// docs/networks.md says what it costs.
+// before (getTransaction, batched, at most maxFetches a run, oldest
+// first), and keeps those that carry a watched reference of the wallet
+// and pay it. Finalized ones at or under tip go in blocks at their slots,
+// the others in Pending.Transfers; the unconfirmed transactions are
+// asked for with getSignatureStatuses. When the fetches of a run stop
+// short of tip, the blocks end at the slot before the first transaction
+// not fetched, and the next run goes on from there. A transaction listed
+// at or under tip that the node does not return is not_found (the
+// follower waits it out). docs/networks.md says what it costs.
 func (n *Node) Scan(ctx context.Context, head, tip payd.BlockRef, w payd.WatchedSet, unconfirmed []string) (
 	[]payd.Block, payd.Pending, error) {
 	all := watchedOwners(w)
 	bySig := map[string]*seen{}
 	var order []*seen
 	for _, owner := range slices.Sorted(maps.Keys(all)) {
-		list, err := n.ownerSignatures(ctx, owner, all[owner], head.Height)
+		list, err := n.ownerSignatures(ctx, owner, all[owner], head.Height, tip.Height)
 		if err != nil {
 			return nil, payd.Pending{}, err
 		}
@@ -128,23 +145,35 @@ func (n *Node) Scan(ctx context.Context, head, tip payd.BlockRef, w payd.Watched
 			}
 		}
 	}
+	// Oldest first, so that the fetches a run is allowed cover a prefix
+	// of the slots.
+	slices.SortStableFunc(order, func(a, b *seen) int { return cmp.Compare(a.Slot, b.Slot) })
 	sigs := make([]string, len(order))
 	for i, e := range order {
 		sigs[i] = e.Signature
 	}
-	infos, err := n.transactions(ctx, sigs)
+	infos, skipped, err := n.transactions(ctx, sigs, tip.Height, maxFetches)
 	if err != nil {
 		return nil, payd.Pending{}, err
 	}
+	end := tip
 	bySlot := map[int64][]payd.Transfer{}
 	p := payd.Pending{Alive: map[string]bool{}}
 	for _, e := range order {
 		in := infos[e.Signature]
-		if in == nil {
-			continue // not readable yet: the next run asks again
+		switch {
+		case in == nil && skipped[e.Signature]:
+			if e.Slot <= end.Height {
+				end = slotRef(max(head.Height, e.Slot-1)) // the next run goes on from there
+			}
+			continue
+		case in == nil && e.final() && e.Slot <= tip.Height && e.Slot > head.Height:
+			return nil, payd.Pending{}, errNotThere(e.Signature)
+		case in == nil:
+			continue // not final yet: the next run asks again
 		}
 		for _, owner := range e.owners {
-			ts := in.transfers(e.Signature, owner, all[owner], n.byMint)
+			ts := in.transfers(e.Signature, owner, all[owner], n.tokenAccounts(owner))
 			if e.final() && e.Slot <= tip.Height {
 				bySlot[e.Slot] = append(bySlot[e.Slot], ts...)
 			} else {
@@ -152,11 +181,16 @@ func (n *Node) Scan(ctx context.Context, head, tip payd.BlockRef, w payd.Watched
 			}
 		}
 	}
-	late, err := n.alive(ctx, head, tip, unconfirmed, all, p.Alive)
+	for s := range bySlot {
+		if s > end.Height {
+			delete(bySlot, s) // in a block of a later run
+		}
+	}
+	late, err := n.alive(ctx, head, end, unconfirmed, all, p.Alive)
 	if err != nil {
 		return nil, payd.Pending{}, err
 	}
-	return blocks(head, tip, bySlot, late), p, nil
+	return blocks(head, end, bySlot, late), p, nil
 }
 
 // blocks are the final blocks after head up to tip with transfers, in
@@ -193,13 +227,20 @@ func sortTransfers(ts []payd.Transfer) {
 	})
 }
 
-// accounts are the accounts Scan asks about for owner: its address (SOL)
-// and its associated token account of each mint, in money.Assets' order.
-func (n *Node) accounts(owner string) ([]string, error) {
+// walletAccounts are the accounts Scan asks about for a wallet: its
+// address (SOL) and its associated token account of each mint, in
+// money.Assets' order (list), and those token accounts' mints (tokens).
+type walletAccounts struct {
+	list   []string
+	tokens map[string]tokenAccount
+}
+
+// accounts are owner's walletAccounts, derived once.
+func (n *Node) accounts(owner string) (walletAccounts, error) {
 	if v, ok := n.atas.Load(owner); ok {
-		return v.([]string), nil
+		return v.(walletAccounts), nil
 	}
-	out := []string{owner}
+	out := walletAccounts{list: []string{owner}, tokens: map[string]tokenAccount{}}
 	for _, a := range money.Assets {
 		mint, ok := n.mints[a]
 		if !ok {
@@ -207,34 +248,56 @@ func (n *Node) accounts(owner string) ([]string, error) {
 		}
 		ata, err := AssociatedTokenAccount(owner, mint)
 		if err != nil {
-			return nil, err
+			return walletAccounts{}, err
 		}
-		out = append(out, ata)
+		out.list = append(out.list, ata)
+		out.tokens[ata] = tokenAccount{mint: mint, asset: a}
 	}
 	n.atas.Store(owner, out)
 	return out, nil
 }
 
+// tokenAccounts are owner's associated token accounts and their mints;
+// none when owner is not an address (it is never watched then).
+func (n *Node) tokenAccounts(owner string) map[string]tokenAccount {
+	accs, _ := n.accounts(owner)
+	return accs.tokens
+}
+
 // ownerSignatures lists the signatures of owner's accounts after slot
-// head. When an account has more than maxPages pages of them, it asks
-// each watched reference of owner instead (refSignatures): what paid
-// the deposits is found at a cost of one call per reference.
-func (n *Node) ownerSignatures(ctx context.Context, owner string, refs map[string]bool, head int64) (
+// head, choosing the cheaper way: each new signature costs a
+// getTransaction, each watched reference a getSignaturesForAddress. When
+// an account has more than maxPages pages of them, or the signatures not
+// decoded before outnumber owner's watched references (a wallet that
+// also receives other traffic, or spam), it asks each reference instead
+// (refSignatures): what paid the deposits is found at a cost of one call
+// per reference. Lists are read at minContextSlot tip: a backend behind
+// it refuses (not_found) rather than answering short.
+func (n *Node) ownerSignatures(ctx context.Context, owner string, refs map[string]bool, head, tip int64) (
 	[]signatureInfo, error) {
 	accs, err := n.accounts(owner)
 	if err != nil {
 		return nil, err
 	}
 	var out []signatureInfo
-	for _, acc := range accs {
-		list, complete, err := n.signatures(ctx, acc, head)
+	fresh := map[string]bool{}
+	for _, acc := range accs.list {
+		list, complete, err := n.signatures(ctx, acc, head, tip)
 		if err != nil {
 			return nil, err
 		}
 		if !complete {
-			return n.refSignatures(ctx, slices.Sorted(maps.Keys(refs)), head)
+			return n.refSignatures(ctx, slices.Sorted(maps.Keys(refs)), head, tip)
+		}
+		for _, s := range list {
+			if _, ok := n.txs.get(s.Signature); !ok && !failed(s.Err) {
+				fresh[s.Signature] = true
+			}
 		}
 		out = append(out, list...)
+	}
+	if len(fresh) > len(refs) {
+		return n.refSignatures(ctx, slices.Sorted(maps.Keys(refs)), head, tip)
 	}
 	return out, nil
 }
@@ -242,11 +305,11 @@ func (n *Node) ownerSignatures(ctx context.Context, owner string, refs map[strin
 // signatures lists account's signatures after slot head, newest first,
 // at commitment confirmed; complete is false when more than maxPages
 // pages would be needed.
-func (n *Node) signatures(ctx context.Context, account string, head int64) (out []signatureInfo, complete bool,
-	err error) {
+func (n *Node) signatures(ctx context.Context, account string, head, tip int64) (out []signatureInfo,
+	complete bool, err error) {
 	before := ""
 	for range maxPages {
-		cfg := map[string]any{"commitment": "confirmed", "limit": pageLimit}
+		cfg := map[string]any{"commitment": "confirmed", "limit": pageLimit, "minContextSlot": tip}
 		if before != "" {
 			cfg["before"] = before
 		}
@@ -268,63 +331,100 @@ func (n *Node) signatures(ctx context.Context, account string, head int64) (out 
 	return out, false, nil
 }
 
-// refSignatures lists the signatures of each reference after slot head,
-// in batches.
-func (n *Node) refSignatures(ctx context.Context, refs []string, head int64) ([]signatureInfo, error) {
+// refSignatures lists the signatures of each reference after slot head:
+// a first page of refLimit for each, in batches, then, for a reference
+// whose page was full and did not reach head, pages of pageLimit back to
+// head (at most maxPages).
+func (n *Node) refSignatures(ctx context.Context, refs []string, head, tip int64) ([]signatureInfo, error) {
 	lists := make([][]signatureInfo, len(refs))
 	calls := make([]rpcCall, len(refs))
 	for i, ref := range refs {
 		calls[i] = rpcCall{"getSignaturesForAddress",
-			[]any{ref, map[string]any{"commitment": "confirmed", "limit": refLimit}}, &lists[i]}
+			[]any{ref, map[string]any{"commitment": "confirmed", "limit": refLimit, "minContextSlot": tip}}, &lists[i]}
 	}
 	if err := n.rpc.batch(ctx, calls); err != nil {
 		return nil, err
 	}
 	var out []signatureInfo
-	for _, list := range lists {
+	for i, list := range lists {
 		for _, s := range list {
 			if s.Slot > head {
 				out = append(out, s)
 			}
+		}
+		if len(list) < refLimit || list[len(list)-1].Slot <= head {
+			continue
+		}
+		// A busy reference: the rest of its list back to head.
+		before := list[len(list)-1].Signature
+		for range maxPages {
+			var page []signatureInfo
+			cfg := map[string]any{"commitment": "confirmed", "limit": pageLimit, "before": before, "minContextSlot": tip}
+			if err := n.rpc.call(ctx, &page, "getSignaturesForAddress", refs[i], cfg); err != nil {
+				return nil, err
+			}
+			done := len(page) < pageLimit
+			for _, s := range page {
+				if s.Slot <= head {
+					done = true
+					break
+				}
+				out = append(out, s)
+			}
+			if done {
+				break
+			}
+			before = page[len(page)-1].Signature
 		}
 	}
 	return out, nil
 }
 
 // transactions decodes the transactions of sigs: from the cache, or
-// fetched in batches. A transaction the node does not return yet is left
-// out (not cached).
-func (n *Node) transactions(ctx context.Context, sigs []string) (map[string]*txInfo, error) {
+// fetched in batches at minContextSlot tip, at most limit fetched (the
+// first ones of sigs); those left for a later run are in skipped. A
+// transaction the node does not return yet, or returns without its
+// metadata, is left out (not cached).
+func (n *Node) transactions(ctx context.Context, sigs []string, tip int64, limit int) (map[string]*txInfo,
+	map[string]bool, error) {
 	out := map[string]*txInfo{}
+	skipped := map[string]bool{}
 	var missing []string
 	for _, s := range sigs {
-		if in, ok := n.txs.get(s); ok {
-			out[s] = in
-		} else if !slices.Contains(missing, s) {
-			missing = append(missing, s)
+		switch _, cached := out[s]; {
+		case cached || slices.Contains(missing, s) || skipped[s]:
+		default:
+			if in, ok := n.txs.get(s); ok {
+				out[s] = in
+			} else if len(missing) < limit {
+				missing = append(missing, s)
+			} else {
+				skipped[s] = true
+			}
 		}
 	}
 	if len(missing) == 0 {
-		return out, nil
+		return out, skipped, nil
 	}
 	txs := make([]*transaction, len(missing))
 	calls := make([]rpcCall, len(missing))
-	cfg := map[string]any{"encoding": "json", "commitment": "confirmed", "maxSupportedTransactionVersion": 0}
+	cfg := map[string]any{"encoding": "json", "commitment": "confirmed", "maxSupportedTransactionVersion": 0,
+		"minContextSlot": tip}
 	for i, s := range missing {
 		calls[i] = rpcCall{"getTransaction", []any{s, cfg}, &txs[i]}
 	}
 	if err := n.rpc.batch(ctx, calls); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i, t := range txs {
-		if t == nil {
-			continue
+		if t == nil || t.Meta == nil {
+			continue // not there yet, or without what it did: asked again
 		}
 		in := t.info()
 		n.txs.put(missing[i], in)
 		out[missing[i]] = in
 	}
-	return out, nil
+	return out, skipped, nil
 }
 
 // alive answers for the unconfirmed transactions (getSignatureStatuses,
@@ -355,15 +455,14 @@ func (n *Node) alive(ctx context.Context, head, tip payd.BlockRef, unconfirmed [
 			case tip.Height <= head.Height:
 				alive[chunk[i]] = true // waits for a block to go in
 			default:
-				alive[chunk[i]] = true
-				lateSigs = append(lateSigs, chunk[i])
+				lateSigs = append(lateSigs, chunk[i]) // alive if it pays a watched deposit
 			}
 		}
 	}
 	if len(lateSigs) == 0 {
 		return nil, nil
 	}
-	infos, err := n.transactions(ctx, lateSigs)
+	infos, _, err := n.transactions(ctx, lateSigs, tip.Height, len(lateSigs))
 	if err != nil {
 		return nil, err
 	}
@@ -371,10 +470,19 @@ func (n *Node) alive(ctx context.Context, head, tip payd.BlockRef, unconfirmed [
 	for _, sig := range lateSigs {
 		in := infos[sig]
 		if in == nil {
+			alive[sig] = true // asked again at the next run
 			continue
 		}
-		for owner, refs := range all {
-			late = append(late, in.transfers(sig, owner, refs, n.byMint)...)
+		var ts []payd.Transfer
+		for _, owner := range slices.Sorted(maps.Keys(all)) {
+			ts = append(ts, in.transfers(sig, owner, all[owner], n.tokenAccounts(owner))...)
+		}
+		// One that pays no watched deposit any more (its checkout
+		// stopped being watched) is not alive: the follower drops it
+		// after DropAfter rather than keeping it waiting for ever.
+		if len(ts) > 0 {
+			alive[sig] = true
+			late = append(late, ts...)
 		}
 	}
 	sortTransfers(late)

@@ -3,6 +3,7 @@ package solana
 import (
 	"encoding/json"
 	"math/big"
+	"slices"
 	"sync"
 
 	"payd"
@@ -79,10 +80,13 @@ type txInfo struct {
 	tokens []tokenDelta
 }
 
-// tokenDelta is one token account's change in a transaction.
+// tokenDelta is one token account's change in a transaction: the
+// account's index in the transaction's account keys, its mint, and what
+// it gained.
 type tokenDelta struct {
-	owner, mint string
-	delta       *big.Int
+	index int
+	mint  string
+	delta *big.Int
 }
 
 // info decodes what Scan needs of t.
@@ -118,59 +122,73 @@ func (t *transaction) info() *txInfo {
 		if before := pre[b.AccountIndex]; before != nil {
 			post.Sub(post, before)
 		}
-		in.tokens = append(in.tokens, tokenDelta{b.Owner, b.Mint, post})
+		in.tokens = append(in.tokens, tokenDelta{b.AccountIndex, b.Mint, post})
 	}
 	return in
 }
 
+// reference is the watched reference of refs the transaction credits:
+// the one at the lowest index of its account keys, so that the choice
+// does not depend on the order of a map; many is true when it carries
+// more than one (a payer's mistake the follower logs). "" when it has
+// none.
+func (in *txInfo) reference(refs map[string]bool) (ref string, many bool) {
+	for _, k := range in.keys {
+		if !refs[k] {
+			continue
+		}
+		if ref != "" {
+			return ref, true
+		}
+		ref = k
+	}
+	return ref, false
+}
+
 // transfers are what the transaction pays owner, when one of its accounts
-// is one of refs (owner's watched references): the SOL the owner's
-// account gained (Index 0) and, for each configured mint, what the token
-// accounts owner holds of it gained (Index 1 for USDC, 2 for USDT). A
-// failed transaction, or one with no watched reference, pays nothing.
-func (in *txInfo) transfers(sig, owner string, refs map[string]bool, byMint map[string]money.Asset) []payd.Transfer {
+// is one of refs (owner's watched references, the credited one chosen by
+// reference): the SOL the owner's account gained and, for each token
+// account of atas (owner's associated token account of each configured
+// mint, and its asset), what it gained. Any other token account, even
+// one owner holds, is not a deposit. Each transfer's Index is the
+// credited account's index in the transaction's account keys: the same
+// at every read, and one per account, so that two payees of one
+// transaction never share a key. A failed transaction, or one with no
+// watched reference, pays nothing.
+func (in *txInfo) transfers(sig, owner string, refs map[string]bool, atas map[string]tokenAccount) []payd.Transfer {
 	if !in.ok || len(in.keys) == 0 {
 		return nil
 	}
-	ref := ""
-	for _, k := range in.keys {
-		if refs[k] {
-			ref = k
-			break
-		}
-	}
+	ref, _ := in.reference(refs)
 	if ref == "" {
 		return nil
 	}
 	t := payd.Transfer{TxHash: sig, From: in.keys[0], To: owner, Reference: ref}
 	var out []payd.Transfer
 	if d := in.lamps[owner]; d > 0 {
-		t.Index, t.Amount = 0, money.NewCoinAmount(money.SOL, d)
+		t.Index, t.Amount = slices.Index(in.keys, owner), money.NewCoinAmount(money.SOL, d)
 		out = append(out, t)
 	}
-	sums := map[money.Asset]*big.Int{}
 	for _, d := range in.tokens {
-		a, ok := byMint[d.mint]
-		if !ok || d.owner != owner {
+		if d.index < 0 || d.index >= len(in.keys) || d.delta.Sign() <= 0 {
 			continue
 		}
-		if sums[a] == nil {
-			sums[a] = new(big.Int)
+		ta, ok := atas[in.keys[d.index]]
+		if !ok || d.mint != ta.mint {
+			continue
 		}
-		sums[a].Add(sums[a], d.delta)
-	}
-	for _, a := range []money.Asset{money.USDC, money.USDT} {
-		if s := sums[a]; s != nil && s.Sign() > 0 {
-			t.Index, t.Amount = tokenIndex[a], money.CoinAmount{Asset: a, Units: s}
-			out = append(out, t)
-		}
+		t.Index, t.Amount = d.index, money.CoinAmount{Asset: ta.asset, Units: new(big.Int).Set(d.delta)}
+		out = append(out, t)
 	}
 	return out
 }
 
-// tokenIndex tells a token's transfer apart from SOL's in one
-// transaction.
-var tokenIndex = map[money.Asset]int{money.USDC: 1, money.USDT: 2}
+// tokenAccount is an associated token account of a wallet: its mint and
+// the asset the mint is.
+type tokenAccount struct {
+	mint  string
+	asset money.Asset
+}
 
 // maxCachedTxs bounds the decoded transactions kept: a wallet's busiest
 // minutes between two final slots, many times over.
@@ -187,8 +205,10 @@ type txCache struct {
 	order []string
 }
 
+// newTxCache is an empty cache of at most max transactions.
 func newTxCache(max int) *txCache { return &txCache{max: max, byKey: map[string]*txInfo{}} }
 
+// get is the decoded transaction of sig, and false when it is not kept.
 func (c *txCache) get(sig string) (*txInfo, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -196,6 +216,9 @@ func (c *txCache) get(sig string) (*txInfo, bool) {
 	return in, ok
 }
 
+// put keeps in as sig's decoded transaction, forgetting the oldest when
+// the cache is full. Only a transaction with its metadata is to be kept:
+// its content never changes after.
 func (c *txCache) put(sig string, in *txInfo) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
