@@ -34,6 +34,8 @@ type memScanner struct {
 	finalized int64
 	transfers []scanTransfer
 	scans     int
+	tipErr    error // Tip's answer while set
+	scanErr   error // Scan's answer while set
 }
 
 var _ payd.Scanner = (*memScanner)(nil)
@@ -43,6 +45,9 @@ func (n *memScanner) Chain() string { return "memory" }
 func (n *memScanner) Tip(context.Context) (payd.BlockRef, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.tipErr != nil {
+		return payd.BlockRef{}, n.tipErr
+	}
 	return payd.BlockRef{Height: n.finalized, Hash: fmt.Sprint(n.finalized)}, nil
 }
 
@@ -69,6 +74,9 @@ func (n *memScanner) Scan(_ context.Context, head, tip payd.BlockRef, w payd.Wat
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.scans++
+	if n.scanErr != nil {
+		return nil, payd.Pending{}, n.scanErr
+	}
 	keys := slices.Collect(w.Keys())
 	p := payd.Pending{Alive: map[string]bool{}}
 	bySlot := map[int64][]payd.Transfer{}
@@ -180,6 +188,72 @@ func TestFollowerScans(t *testing.T) {
 		}
 		if ts, _ := f.Network().Transfers(ctx, []payd.Deposit{{Address: "wallet"}}); len(ts) != 1 || ts[0].Confirmations != 39 {
 			t.Fatalf("transfers after a lagging tip = %+v", ts)
+		}
+	})
+}
+
+// throttled is an error a Scanner's node answers while its rate limit is
+// waited out: upstream_unavailable, with NotYet.
+type throttled struct{ error }
+
+func (throttled) NotYet() bool { return true }
+
+// TestFollowerScanNotYet: a Scan that answers not_found (a transfer
+// listed at or under the tip the node does not return yet) and a Tip or
+// Scan refused while the node's rate limit is waited out are read again
+// at the next run, without moving the head, failing the status or
+// backing off; for staleAfter they fail.
+func TestFollowerScanNotYet(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+		node := &memScanner{finalized: 100}
+		f := NewFollower(db, node, clk, storetest.Logger(t), FollowOptions{Lease: time.Hour})
+		must(t, f.RunOnce(ctx))
+		limited := throttled{payd.Errorf(payd.ErrUpstreamUnavailable, "rate limited")}
+		for _, c := range []struct {
+			name          string
+			tipErr, scErr error
+		}{
+			{"not_found", nil, payd.Errorf(payd.ErrNotFound, "listed but not returned yet")},
+			{"a rate limit in Scan", nil, limited},
+			{"a rate limit in Tip", limited, nil},
+		} {
+			node.mu.Lock()
+			node.finalized += 10
+			node.tipErr, node.scanErr = c.tipErr, c.scErr
+			node.mu.Unlock()
+			for range 2 {
+				if err := f.RunOnce(ctx); err != nil {
+					t.Fatalf("%s: RunOnce = %v", c.name, err)
+				}
+				must(t, f.Healthy(ctx))
+				clk.Advance(time.Second)
+			}
+			if f.again() != nil {
+				t.Fatalf("%s: the follower runs again at once", c.name)
+			}
+			head, err := db.ChainHead(ctx, money.Polygon)
+			must(t, err)
+			if head.Height != node.finalized-10 {
+				t.Fatalf("%s: head %d moved past what the node did not answer", c.name, head.Height)
+			}
+			clk.Advance(staleAfter)
+			if err := f.RunOnce(ctx); payd.ErrorCode(err) != payd.ErrUpstreamUnavailable {
+				t.Fatalf("%s: RunOnce after staleAfter = %v", c.name, err)
+			}
+			if f.Healthy(ctx) == nil {
+				t.Fatalf("%s: healthy after staleAfter", c.name)
+			}
+			node.mu.Lock()
+			node.tipErr, node.scanErr = nil, nil
+			node.mu.Unlock()
+			clk.Advance(time.Minute)
+			must(t, f.RunOnce(ctx))
+			must(t, f.Healthy(ctx))
+			if head, err := db.ChainHead(ctx, money.Polygon); err != nil || head.Height != node.finalized {
+				t.Fatalf("%s: head %d, %v once the node answers", c.name, head.Height, err)
+			}
 		}
 	})
 }
