@@ -136,6 +136,9 @@ func (l *lazyScanner) DepositKey(d payd.Deposit) (string, bool) {
 // watcher counts stored transfers by it whether or not the node answers.
 func (l *lazyScanner) FinalDepth() int { return l.finalDepth }
 
+// Scan connects to the node if it has not answered yet, then is the
+// adapter's Scan: until the node answers, a run fails as Tip does, and the
+// follower backs off.
 func (l *lazyScanner) Scan(ctx context.Context, head, tip payd.BlockRef, w payd.WatchedSet, unconfirmed []string) (
 	[]payd.Block, payd.Pending, error) {
 	n, err := l.connect(ctx)
