@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"log/slog"
 	"maps"
 	"slices"
 	"strconv"
@@ -174,6 +175,11 @@ func (n *Node) Scan(ctx context.Context, head, tip payd.BlockRef, w payd.Watched
 		}
 		for _, owner := range e.owners {
 			ts := in.transfers(e.Signature, owner, all[owner], n.tokenAccounts(owner))
+			if ref, many := in.reference(all[owner]); many && len(ts) > 0 && e.final() && e.Slot <= end.Height {
+				n.log.Warn("a solana transaction carries more than one watched reference of the wallet: the one "+
+					"at the lowest account index is credited", slog.String("signature", e.Signature),
+					slog.String("wallet", owner), slog.String("credited", ref))
+			}
 			if e.final() && e.Slot <= tip.Height {
 				bySlot[e.Slot] = append(bySlot[e.Slot], ts...)
 			} else {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
@@ -52,6 +53,9 @@ type Options struct {
 	Clock clock.Clock
 	// HTTPClient makes the requests; one with a 30 s timeout when nil.
 	HTTPClient *http.Client
+	// Log receives what the adapter warns of (a transaction that carries
+	// two watched references); nothing is logged when nil.
+	Log *slog.Logger
 	// MaxRPS bounds the calls a second made to the node, each call of a
 	// batch counted (DefaultMaxRPS when 0): a hosted provider's plan
 	// allows so many, and a public endpoint about 10.
@@ -74,6 +78,7 @@ type Node struct {
 	suffix   string // ?cluster=… on the default explorer off mainnet
 	price    chain.Price
 	clock    clock.Clock
+	log      *slog.Logger
 	keys     *hd.KeyCache
 	txs      *txCache
 	atas     sync.Map // owner → []tokenAccount, derived once
@@ -129,8 +134,11 @@ func New(ctx context.Context, rawURL string, opts Options) (*Node, error) {
 		return nil, fmt.Errorf("solana: the node %s follows the ledger of genesis %q, which is not mainnet-beta, devnet "+
 			"or testnet: payd follows only those", rpc.endpoint, clip(genesis))
 	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
 	n := &Node{cluster: cluster, rpc: rpc, price: opts.Price, clock: opts.Clock, keys: hd.NewKeyCache(maxCachedKeys),
-		txs: newTxCache(maxCachedTxs)}
+		txs: newTxCache(maxCachedTxs), log: opts.Log}
 	if err := n.setTokens(opts.Tokens); err != nil {
 		return nil, err
 	}

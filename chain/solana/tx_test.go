@@ -131,3 +131,22 @@ func TestRateLimitErrors(t *testing.T) {
 		t.Errorf("a call after the limit: %v", err)
 	}
 }
+
+// TestLimiterGivesBack: a wait whose context ends gives its calls back,
+// so the calls after it do not wait for calls never made.
+func TestLimiterGivesBack(t *testing.T) {
+	clk := clock.NewFake(time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC))
+	l := newLimiter(clk, 10)
+	if err := l.wait(context.Background(), 10); err != nil {
+		t.Fatal(err)
+	}
+	before := l.at
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.wait(ctx, 100); err == nil {
+		t.Fatal("a wait past its context went through")
+	}
+	if !l.at.Equal(before) {
+		t.Errorf("the bucket is %s further on after a canceled wait", l.at.Sub(before))
+	}
+}

@@ -63,7 +63,7 @@ func openNodes(ctx context.Context, cfg *Config, getenv func(string) string, rat
 					Price: price, Clock: clk})
 			case money.Solana:
 				return solana.New(ctx, s.url, solana.Options{Tokens: tokens[s.network], Explorer: explorers[s.network],
-					Price: price, Clock: clk})
+					Price: price, Clock: clk, Log: log})
 			default:
 				return evm.New(ctx, s.network, s.url, evm.Options{Tokens: tokens[s.network],
 					Explorer: explorers[s.network], Price: price, Clock: clk})
