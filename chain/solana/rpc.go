@@ -281,7 +281,10 @@ func retryAfter(h string, now time.Time) time.Duration {
 		if s < 0 {
 			return defaultRetryAfter
 		}
-		return min(time.Duration(s)*time.Second, maxRetryAfter)
+		if s > int(maxRetryAfter/time.Second) {
+			return maxRetryAfter // before the product overflows
+		}
+		return time.Duration(s) * time.Second
 	}
 	t, err := http.ParseTime(h)
 	if err != nil {

@@ -150,3 +150,16 @@ func TestLimiterGivesBack(t *testing.T) {
 		t.Errorf("the bucket is %s further on after a canceled wait", l.at.Sub(before))
 	}
 }
+
+// FuzzRetryAfter: any header reads as a wait between 0 and maxRetryAfter.
+func FuzzRetryAfter(f *testing.F) {
+	now := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, s := range []string{"7", "", "-1", "99999999999999999999", "Thu, 02 Jan 2031 03:04:17 GMT", " 3 ", "1.5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, h string) {
+		if d := retryAfter(h, now); d < 0 || d > maxRetryAfter {
+			t.Errorf("retryAfter(%q) = %s", h, d)
+		}
+	})
+}
