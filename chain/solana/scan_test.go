@@ -80,6 +80,12 @@ func TestScanNotThereYet(t *testing.T) {
 		t.Fatalf("a listed final transaction the node does not return: %v", err)
 	}
 	on.Store(false)
+	// A backend behind the tip refuses the lists (-32016): the same.
+	c.SetBehind(45)
+	if _, _, err := n.Scan(ctx, head, tip, w, nil); !payd.IsNotFound(err) {
+		t.Fatalf("a backend behind the tip: %v", err)
+	}
+	c.SetBehind(0)
 	blocks, _, err := n.Scan(ctx, head, tip, w, nil)
 	if err != nil || len(blocks) != 2 || len(blocks[0].Transfers) != 1 || blocks[0].Transfers[0].TxHash != sig {
 		t.Fatalf("the next run: %+v, %v", blocks, err)

@@ -75,6 +75,7 @@ type Chain struct {
 	throttle int // answer this many requests with 429
 	retry    string
 	hangs    int
+	behind   int64 // slots the backend answering lists and transactions is behind
 	stop     chan struct{}
 }
 
@@ -139,6 +140,12 @@ func (c *Chain) SetMint(mint string, decimals int) { c.lock(func() { c.mints[min
 
 // SetLag sets how far the finalized slot trails the confirmed one.
 func (c *Chain) SetLag(n int64) { c.lock(func() { c.lag = n }) }
+
+// SetBehind makes the backend that answers getSignaturesForAddress and
+// getTransaction n slots behind the one that answers getSlot, as a
+// load-balanced provider's may be: a call whose minContextSlot it has not
+// reached is refused with error -32016.
+func (c *Chain) SetBehind(n int64) { c.lock(func() { c.behind = n }) }
 
 // SetFees sets the priority fees getRecentPrioritizationFees answers.
 func (c *Chain) SetFees(micro ...int64) { c.lock(func() { c.fees = micro }) }
@@ -463,6 +470,7 @@ type config struct {
 	SearchTransactionHistory bool   `json:"searchTransactionHistory"`
 	Encoding                 string `json:"encoding"`
 	MaxVersion               *int   `json:"maxSupportedTransactionVersion"`
+	MinContextSlot           int64  `json:"minContextSlot"`
 }
 
 // param decodes params[i] into v; false when it is absent or malformed.
@@ -504,11 +512,17 @@ func (c *Chain) method(name string, params []json.RawMessage) (any, int, string)
 			return nil, -32602, "Invalid param: missing address"
 		}
 		param(params, 1, &cfg)
+		if cfg.MinContextSlot > c.slot-c.behind {
+			return nil, minContextSlotCode, "Minimum context slot has not been reached"
+		}
 		return c.signaturesFor(addr, cfg), 0, ""
 	case "getTransaction":
 		var sig string
 		param(params, 0, &sig)
 		param(params, 1, &cfg)
+		if cfg.MinContextSlot > c.slot-c.behind {
+			return nil, minContextSlotCode, "Minimum context slot has not been reached"
+		}
 		return c.transaction(sig, cfg)
 	case "getSignatureStatuses":
 		var sigs []string
@@ -526,6 +540,10 @@ func (c *Chain) method(name string, params []json.RawMessage) (any, int, string)
 	}
 	return nil, -32601, "Method not found"
 }
+
+// minContextSlotCode is the error of a call whose minContextSlot the node
+// has not reached (JSON_RPC_SERVER_ERROR_MIN_CONTEXT_SLOT_NOT_REACHED).
+const minContextSlotCode = -32016
 
 func pow10(n int) float64 {
 	f := 1.0
