@@ -82,9 +82,16 @@ func newClient(rawURL string, hc *http.Client, clk clock.Clock, rps int) (*clien
 	own := *hc
 	own.CheckRedirect = refuseRedirect
 	// One call a second of the budget is kept for fee reads, so an API
-	// request's fee estimate never waits behind a scan's batch.
-	return &client{endpoint: u.Scheme + "://" + u.Host, url: rawURL, http: &own, clock: clk,
-		limit: newLimiter(clk, max(1, rps-1)), fee: newLimiter(clk, 1)}, nil
+	// request's fee estimate never waits behind a scan's batch; a budget
+	// of one a second is shared.
+	limit, fee := newLimiter(clk, 1), newLimiter(clk, 1)
+	if rps < 2 {
+		fee = limit
+	} else {
+		limit = newLimiter(clk, rps-1)
+	}
+	return &client{endpoint: u.Scheme + "://" + u.Host, url: rawURL, http: &own, clock: clk, limit: limit, fee: fee},
+		nil
 }
 
 // refuseRedirect is the client's CheckRedirect: no redirect is followed.

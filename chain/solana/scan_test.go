@@ -198,3 +198,26 @@ func TestRedirectRefused(t *testing.T) {
 		t.Errorf("a redirect: %v", err)
 	}
 }
+
+// TestScanBusyReference: a reference asked in the per-reference look-up
+// whose first page is full (someone sent it more than 20 transactions)
+// is paged back to the head, so the payment under them is found.
+func TestScanBusyReference(t *testing.T) {
+	b := setup(t)
+	owner, payer, r := wallet(t), wallet(t), ref(t)
+	w := watched{}
+	w.add(owner, r)
+	head := b.c.Finalized()
+	sig := b.c.Transfer(payer, owner, "", 10, r)
+	b.c.Noise(r, 30)
+	b.c.Noise(owner, 10) // more new signatures than references: asked by reference
+	b.c.ResetCalls()
+	_, p := b.scan(t, head, w)
+	if len(p.Transfers) != 1 || p.Transfers[0].TxHash != sig {
+		t.Fatalf("pending = %+v", p.Transfers)
+	}
+	// The 3 accounts, the reference's first page and one more.
+	if got := b.c.Calls()["getSignaturesForAddress"]; got != 5 {
+		t.Errorf("getSignaturesForAddress calls = %d, want 5", got)
+	}
+}

@@ -58,7 +58,9 @@ type Options struct {
 	Log *slog.Logger
 	// MaxRPS bounds the calls a second made to the node, each call of a
 	// batch counted (DefaultMaxRPS when 0): a hosted provider's plan
-	// allows so many, and a public endpoint about 10.
+	// allows so many, and a public endpoint about 10. One a second of
+	// them is kept for fee reads, so that an API request's fee estimate
+	// never waits behind a scan's batch.
 	MaxRPS int
 }
 
