@@ -188,7 +188,9 @@ type Scanner interface {
 	// Scan reads the transfers into the watched deposits since head, the
 	// last block the follower stored. Those final in blocks after head up
 	// to tip come back in blocks, ascending, each naming the one before as
-	// its parent (the first, head), with a block at tip last; those seen
+	// its parent (the first, head), with a block at tip last (or at the
+	// height the run got to, below tip, when a Scanner bounds the work of
+	// one run: the next goes on from there); those seen
 	// but not final yet in Pending.Transfers. Pending.Alive answers for the
 	// unconfirmed transactions as Node.Pending does: still waiting, or
 	// final in one of the returned blocks. not_found when the node listed
