@@ -1,6 +1,9 @@
 package payd
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Queries is everything the store can read and write. Outside Store.Tx each
 // call stands alone; inside, all calls commit together or not at all.
@@ -50,4 +53,14 @@ type Store interface {
 	Dialect() string
 	// Close releases the database.
 	Close() error
+}
+
+// PoolStats are one database pool's figures for the operator's metrics
+// (store.DB.PoolStats, ops).
+type PoolStats struct {
+	InUse, Idle int
+	// WaitCount and WaitDuration are how often, and how long in all,
+	// requests waited for a connection.
+	WaitCount    int64
+	WaitDuration time.Duration
 }

@@ -69,7 +69,7 @@ func (s *Server) createCardCheckout(w http.ResponseWriter, r *http.Request, ch c
 		WalletID: tg.wallet.ID, Required: s.required(ch.network), Email: ch.email, Country: country,
 		Provider: prov.Name(), Limits: prov.Limits(tg.currency(), country)}
 	s.deposits.prepare(ch.network, tg.wallet.Keys[ch.network])
-	return s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
+	return s.opened(s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
 		c, err := s.openCheckout(ctx, q, tg, ch, func(p *payd.Payment) (*payd.Checkout, error) {
 			dep := payd.OpenParams{Network: ch.network}
 			if err := s.deposit(ctx, q, tg.wallet, &dep); err != nil {
@@ -86,7 +86,7 @@ func (s *Server) createCardCheckout(w http.ResponseWriter, r *http.Request, ch c
 			return nil, err
 		}
 		return s.toCheckout(c), nil
-	})
+	}), payd.RailCard, ch.network)
 }
 
 // cardCoin settles which coin the provider delivers: the one the request

@@ -119,7 +119,7 @@ func (s *Server) createCheckout(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.deposits.prepare(ch.network, tg.wallet.Keys[ch.network])
-	return s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
+	return s.opened(s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
 		c, err := s.openCheckout(ctx, q, tg, ch, func(p *payd.Payment) (*payd.Checkout, error) {
 			return s.quoteCheckout(ctx, q, tg, p, open)
 		})
@@ -127,7 +127,7 @@ func (s *Server) createCheckout(w http.ResponseWriter, r *http.Request) error {
 			return nil, err
 		}
 		return s.toCheckout(c), nil
-	})
+	}), payd.RailCrypto, ch.network)
 }
 
 // checkoutTarget resolves the link or payment and checks the business can

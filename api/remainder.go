@@ -84,13 +84,13 @@ func (s *Server) checkoutRemainder(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	return s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
+	return s.opened(s.writeTx(w, r, http.StatusCreated, func(ctx context.Context, q payd.Queries) (any, error) {
 		_, c, err := s.openRemainder(ctx, q, tg, in)
 		if err != nil {
 			return nil, err
 		}
 		return s.toCheckout(c), nil
-	})
+	}), payd.RailCrypto, in.Network)
 }
 
 // remainderTarget checks that p may have a remainder now and gathers what

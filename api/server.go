@@ -94,6 +94,24 @@ type Options struct {
 	// Card is the card provider (docs/card.md); without one no link,
 	// payment or page offers the card rail.
 	Card payd.CardProvider
+	// Observer counts what the API does for the operator's metrics
+	// (ops.Metrics); nil counts nothing.
+	Observer Observer
+}
+
+// Observer is told of what the API committed, for the operator's metrics.
+type Observer interface {
+	// CheckoutOpened is told of each checkout opened, once committed.
+	CheckoutOpened(rail, network string)
+}
+
+// opened tells the Observer of a checkout opened on rail and n, when err
+// says its transaction committed.
+func (s *Server) opened(err error, rail payd.Rail, n money.Network) error {
+	if err == nil && s.opts.Observer != nil {
+		s.opts.Observer.CheckoutOpened(string(rail), string(n))
+	}
+	return err
 }
 
 // ChallengeIssuer issues dev bot-check tokens (challenge.Dev).

@@ -15,6 +15,12 @@ import (
 
 // DelivererOptions tune the delivery loop; zero values take the defaults.
 type DelivererOptions struct {
+	// Observe is told of each automatic attempt's outcome ("succeeded",
+	// "failed", or "dropped" for an endpoint turned off), and for a
+	// delivery's first attempt how long after the delivery was created
+	// (its event's commit) the attempt ended: the operator's metrics
+	// (ops.Metrics.Delivered). nil tells no one.
+	Observe func(outcome string, first bool, lag time.Duration)
 	// Interval is how often the loop looks for due work in any case. One
 	// second keeps the 5-second first retry on time, and the dev clock's
 	// Advance fires the ticker, so retries due after a jump go out at once.
@@ -422,6 +428,7 @@ func (d *Deliverer) deliver(ctx context.Context, e *payd.WebhookEndpoint, dl *pa
 		return
 	case !e.Enabled:
 		dl.Drop(payd.DropEndpointDisabled, d.clock.Now())
+		d.observe("dropped", false, 0)
 	default:
 		started := d.clock.Now()
 		a, headers, ended := d.Attempt(ctx, e, dl, payd.TriggerAutomatic)
@@ -431,8 +438,20 @@ func (d *Deliverer) deliver(ctx context.Context, e *payd.WebhookEndpoint, dl *pa
 			return
 		}
 		dl.Record(a, headers, ended, d.Retry)
+		outcome := "succeeded"
+		if a.Error != "" {
+			outcome = "failed"
+		}
+		d.observe(outcome, len(dl.Attempts) == 1, ended.Sub(dl.CreatedAt))
 	}
 	d.saver.add(dl)
+}
+
+// observe tells Options.Observe of an attempt, if anyone listens.
+func (d *Deliverer) observe(outcome string, first bool, lag time.Duration) {
+	if d.opts.Observe != nil {
+		d.opts.Observe(outcome, first, lag)
+	}
 }
 
 // Attempt posts dl's payload to e now, signed with the secrets e signs

@@ -22,7 +22,10 @@ import (
 // on the command line takes its PAYD_* variable (--log-level reads
 // PAYD_LOG_LEVEL), then its default.
 type Config struct {
-	Addr      string
+	Addr string
+	// OpsAddr is where the operator's listener serves metrics and the
+	// profiler (--ops-addr); "" serves none.
+	OpsAddr   string
 	Database  string
 	Dev       bool
 	PublicURL string
@@ -109,6 +112,7 @@ const defaultAddr = "127.0.0.1:8080"
 // addServeFlags defines the flags only `serve` uses.
 func (c *Config) addServeFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", defaultAddr, "address to listen on")
+	fs.StringVar(&c.OpsAddr, "ops-addr", "", "HOST:PORT of the operator's listener: Prometheus /metrics and /debug/pprof/ (docs/operations.md)")
 	fs.BoolVar(&c.Dev, "dev", false, "development mode: devnet, static rates, test clock")
 	fs.StringVar(&c.PublicURL, "public-url", "", "public base URL of this server (default http://ADDR)")
 	fs.StringVar(&c.WalletURL, "wallet-url", "", "wallet base URL (default PUBLIC_URL/wallet/v1)")

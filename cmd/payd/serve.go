@@ -105,15 +105,16 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer loopDB.Close()
+	metrics := newMetrics(&cfg, db, rates, clk, log)
 	deliverer := webhook.NewDeliverer(loopDB, webhook.NewSender(webhook.ClientOptions{AllowPrivate: cfg.Dev, Clock: clk}),
-		clk, log, webhook.DelivererOptions{})
+		clk, log, webhook.DelivererOptions{Observe: metrics.delivered()})
 	cards, err := newCard(&cfg, db, clk, public, dn, log)
 	if err != nil {
 		return err
 	}
 	opts := api.Options{Store: db, Clock: clk, Log: log, Rates: rates, Counter: counter,
 		Dev: cfg.Dev, DevClock: devClock, Devnet: devnetControl(dn), TrustedProxies: proxies, PublicURL: public,
-		Networks: nets, Confirmations: confs, Deliveries: deliverer, Card: cards.provider}
+		Networks: nets, Confirmations: confs, Deliveries: deliverer, Card: cards.provider, Observer: metrics.observer()}
 	if err := accountOptions(&opts, &cfg, db, clk, log, outbox != nil); err != nil {
 		return err
 	}
@@ -140,7 +141,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	return serveOn(ctx, &cfg, ln, h, public+api.BasePath, walletBase, log)
+	stopOps, err := metrics.serve(ctx, &cfg, log)
+	if err != nil {
+		return err
+	}
+	defer stopOps()
+	return serveOn(ctx, &cfg, ln, metrics.wrap(h, clk), public+api.BasePath, walletBase, log)
 }
 
 // withPages serves the hosted checkout pages (/l/, /p/, /static/, and with
