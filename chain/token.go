@@ -1,7 +1,8 @@
 // Package chain holds what every network adapter shares: the payment URIs
 // a customer's wallet scans (BIP21, EIP-681, Solana Pay, the TRC-20 form),
-// the mainnet token contracts and mints, and the EVM chain ids. The
-// simulated networks of chain/devnet and the adapters for real nodes build
+// the mainnet token contracts and mints, the EVM chain ids, and how the
+// adapters for real nodes price a fee, keep a reading and quote a node in
+// an error (upstream.go). The simulated networks of chain/devnet and the adapters for real nodes build
 // their payd.Network on it, so a checkout shows the same URI whichever
 // backs the network.
 package chain

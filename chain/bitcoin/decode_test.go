@@ -188,7 +188,7 @@ func TestFeeCents(t *testing.T) {
 		{3, 7_123_456, 31},    // 423 sat: 30.13 cents
 		{1000, 9_000_000, 12690},
 	} {
-		if got := feeCents(tt.rate, tt.price); got != tt.want {
+		if got, ok := feeCents(tt.rate, tt.price); !ok || got != tt.want {
 			t.Errorf("feeCents(%d, %d) = %d; want %d", tt.rate, tt.price, got, tt.want)
 		}
 	}

@@ -6,10 +6,10 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"payd"
+	"payd/chain"
 	"payd/money"
 )
 
@@ -38,12 +38,10 @@ const feeTarget = 3
 // minutes apart, and a checkout page may ask on every view.
 const feeTTL = time.Minute
 
-// feeCache is the last fee rate the node gave.
-type feeCache struct {
-	mu      sync.Mutex
+// feeReading is the last fee rate the node gave.
+type feeReading struct {
 	rate    int64 // sat/vB
-	at      time.Time
-	oldOnly bool // the node serves estimatefee, not estimatesmartfee (btcd)
+	oldOnly bool  // the node serves estimatefee, not estimatesmartfee (btcd)
 }
 
 // FeeEstimateUSD estimates in US cents what a wallet pays to send a BTC
@@ -70,36 +68,33 @@ func (n *Node) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error)
 	if cents <= 0 {
 		return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "the BTC price is not positive")
 	}
-	return feeCents(rate, cents), nil
+	fee, ok := feeCents(rate, cents)
+	if !ok {
+		return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "a bitcoin fee at %d cents a BTC is beyond belief", cents)
+	}
+	return fee, nil
 }
 
 // feeCents is the cost of a payment at rate sat/vB and a price of cents per
-// BTC, rounded up to a whole cent.
-func feeCents(rate, centsPerBTC int64) int64 {
-	x := new(big.Int).Mul(big.NewInt(rate*paymentVBytes), big.NewInt(centsPerBTC))
-	x.Add(x, big.NewInt(1e8-1))
-	return x.Quo(x, big.NewInt(1e8)).Int64()
+// BTC, rounded up to a whole cent; false when that does not fit an int64.
+func feeCents(rate, centsPerBTC int64) (int64, bool) {
+	return chain.FeeCents(big.NewInt(rate*paymentVBytes), 8, centsPerBTC)
 }
 
 // feeRate is the node's fee rate in sat/vB, from the cache while fresh.
 func (n *Node) feeRate(ctx context.Context) (int64, error) {
 	now := n.clock.Now()
-	n.fee.mu.Lock()
-	rate, at, oldOnly := n.fee.rate, n.fee.at, n.fee.oldOnly
-	n.fee.mu.Unlock()
-	// A clock set back (now before at) makes the cache of unknown age: it
-	// is read again rather than kept until the clock catches up.
-	if rate > 0 && now.Sub(at) < feeTTL && !now.Before(at) {
-		return rate, nil
+	// The last reading says which call the node answers even once stale.
+	last, fresh := n.fee.Get(now, feeTTL)
+	if fresh {
+		return last.rate, nil
 	}
-	btcPerKvB, oldOnly, err := n.askFeeRate(ctx, oldOnly)
+	btcPerKvB, oldOnly, err := n.askFeeRate(ctx, last.oldOnly)
 	if err != nil {
 		return 0, err
 	}
-	rate = satPerVB(btcPerKvB)
-	n.fee.mu.Lock()
-	n.fee.rate, n.fee.at, n.fee.oldOnly = rate, now, oldOnly
-	n.fee.mu.Unlock()
+	rate := satPerVB(btcPerKvB)
+	n.fee.Set(feeReading{rate, oldOnly}, now)
 	return rate, nil
 }
 

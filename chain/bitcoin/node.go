@@ -51,7 +51,7 @@ type Node struct {
 	clock    clock.Clock
 	keys     *hd.KeyCache
 
-	fee  feeCache
+	fee  chain.Reading[feeReading]
 	pool mempool
 }
 

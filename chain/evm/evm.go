@@ -26,7 +26,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"payd"
 	"payd/chain"
@@ -71,8 +70,7 @@ type Node struct {
 	clock    clock.Clock
 	keys     *hd.KeyCache
 
-	feeMu sync.Mutex
-	fee   feeCache
+	fee chain.Reading[*big.Int] // the gas price
 }
 
 var _ payd.Node = (*Node)(nil)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"payd"
+	"payd/chain"
 	"payd/money"
 )
 
@@ -43,15 +44,6 @@ const (
 
 // maxGasPrice is maxGasPriceGwei in wei.
 var maxGasPrice = big.NewInt(maxGasPriceGwei * 1e9)
-
-// weiPerEther converts wei to ETH.
-var weiPerEther = new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil)
-
-// feeCache is the last gas price read and when.
-type feeCache struct {
-	wei *big.Int
-	at  time.Time
-}
 
 // FeeEstimateUSD estimates, in US cents, what a wallet pays on top to send
 // coin a: the gas of the transfer (21,000 for ETH, 65,000 for a token)
@@ -120,27 +112,19 @@ func (n *Node) feeCoinPrice(ctx context.Context) (int64, error) {
 // feeCents is gas at wei per gas, with the fee coin at price cents, in cents
 // rounded up, at least minFeeCents; false when that does not fit an int64.
 func feeCents(wei *big.Int, gas, price int64) (int64, bool) {
-	num := new(big.Int).Mul(wei, big.NewInt(gas))
-	num.Mul(num, big.NewInt(price))
-	cents, rem := new(big.Int).QuoRem(num, weiPerEther, new(big.Int))
-	if rem.Sign() > 0 {
-		cents.Add(cents, big.NewInt(1))
-	}
-	if !cents.IsInt64() {
+	cents, ok := chain.FeeCents(new(big.Int).Mul(wei, big.NewInt(gas)), 18, price)
+	if !ok {
 		return 0, false
 	}
-	return max(cents.Int64(), minFeeCents), true
+	return max(cents, minFeeCents), true
 }
 
 // gasPrice is the gas price of the next block in wei, at most
 // maxGasPrice, from the cache when it is younger than feeTTL.
 func (n *Node) gasPrice(ctx context.Context) (*big.Int, error) {
-	n.feeMu.Lock()
-	c := n.fee
-	n.feeMu.Unlock()
 	now := n.clock.Now()
-	if c.wei != nil && now.Sub(c.at) < feeTTL && !now.Before(c.at) {
-		return c.wei, nil
+	if wei, fresh := n.fee.Get(now, feeTTL); fresh {
+		return wei, nil
 	}
 	wei, err := n.readGasPrice(ctx)
 	if err != nil {
@@ -149,9 +133,7 @@ func (n *Node) gasPrice(ctx context.Context) (*big.Int, error) {
 	if wei.Cmp(maxGasPrice) > 0 {
 		wei = maxGasPrice
 	}
-	n.feeMu.Lock()
-	n.fee = feeCache{wei, now}
-	n.feeMu.Unlock()
+	n.fee.Set(wei, now)
 	return wei, nil
 }
 

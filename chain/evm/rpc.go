@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"payd"
+	"payd/chain"
 )
 
 // Bounds of one exchange with the node.
@@ -23,9 +24,6 @@ const (
 	// maxBatch is how many calls go in one JSON-RPC batch: hosted
 	// providers refuse larger batches (some at 100, some at 1,000).
 	maxBatch = 100
-	// maxMessage bounds how much of a node's error message an error
-	// repeats.
-	maxMessage = 200
 	// requestTimeout bounds one exchange (and a websocket's dial) when the
 	// caller's context has no earlier deadline, so a node that stops
 	// answering mid-response cannot hold a follower forever.
@@ -152,7 +150,7 @@ func (c *client) round(ctx context.Context, calls []rpcCall) error {
 		i, ok := byID[string(r.ID)]
 		if !ok && len(resps) == 1 && r.Error != nil {
 			// A node that cannot read a request answers with no id.
-			return c.fail("%s: refused: %s (code %d)", calls[0].method, clip(r.Error.Message), r.Error.Code)
+			return c.fail("%s: refused: %s (code %d)", calls[0].method, chain.Clip(r.Error.Message), r.Error.Code)
 		}
 		if !ok || seen[i] {
 			return c.fail("%s: the answer has an id that was not asked", calls[0].method)
@@ -173,13 +171,13 @@ func (c *client) round(ctx context.Context, calls []rpcCall) error {
 // decode puts one answer's result into its call's result.
 func (c *client) decode(cl rpcCall, r response) error {
 	if r.Error != nil {
-		return c.fail("%s: %s (code %d)", cl.method, clip(r.Error.Message), r.Error.Code)
+		return c.fail("%s: %s (code %d)", cl.method, chain.Clip(r.Error.Message), r.Error.Code)
 	}
 	if len(r.Result) == 0 {
 		return c.fail("%s: the answer has neither result nor error", cl.method)
 	}
 	if err := json.Unmarshal(r.Result, cl.result); err != nil {
-		return c.fail("%s: malformed result: %s", cl.method, clip(err.Error()))
+		return c.fail("%s: malformed result: %s", cl.method, chain.Clip(err.Error()))
 	}
 	return nil
 }
@@ -240,7 +238,7 @@ func (c *client) parse(method string, data []byte, batch bool) ([]response, erro
 		return nil, c.fail("%s: malformed answer", method)
 	}
 	if batch && r.Error != nil {
-		return nil, c.fail("%s: batch refused: %s (code %d)", method, clip(r.Error.Message), r.Error.Code)
+		return nil, c.fail("%s: batch refused: %s (code %d)", method, chain.Clip(r.Error.Message), r.Error.Code)
 	}
 	return []response{r}, nil
 }
@@ -248,12 +246,4 @@ func (c *client) parse(method string, data []byte, batch bool) ([]response, erro
 // fail is an upstream_unavailable error naming the node by its endpoint.
 func (c *client) fail(format string, args ...any) error {
 	return payd.Errorf(payd.ErrUpstreamUnavailable, "%s %s: %s", c.network, c.endpoint, fmt.Sprintf(format, args...))
-}
-
-// clip bounds a message from elsewhere to maxMessage bytes.
-func clip(s string) string {
-	if len(s) > maxMessage {
-		return s[:maxMessage] + "…"
-	}
-	return s
 }

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
+
+	"payd/chain"
 )
 
 // transport carries JSON-RPC messages to one node and back: HTTP POST
@@ -39,12 +39,12 @@ func (h *httpTransport) roundTrip(ctx context.Context, body []byte, answer func(
 	req.Header.Set("Accept", "application/json")
 	res, err := h.http.Do(req)
 	if err != nil {
-		return errors.New(transportError(err))
+		return errors.New(chain.TransportError(err))
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
 	if err != nil {
-		return fmt.Errorf("reading the answer: %s", transportError(err))
+		return fmt.Errorf("reading the answer: %s", chain.TransportError(err))
 	}
 	if len(data) > maxResponse {
 		return errTooLarge
@@ -63,23 +63,3 @@ func (h *httpTransport) close() error {
 
 // errTooLarge is an answer over maxResponse.
 var errTooLarge = fmt.Errorf("the answer is over %d MiB", maxResponse>>20)
-
-// transportError describes a failed exchange without the URL that net/http
-// puts in a *url.Error (it strips a password, but not a username nor an
-// API key in the path or query).
-func transportError(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timed out"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	case errors.As(err, &ne) && ne.Timeout():
-		return "timed out"
-	}
-	return clip(err.Error())
-}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"payd/chain"
 )
 
 // wsTransport speaks to a node over one websocket connection, dialed when
@@ -51,7 +53,7 @@ func (w *wsTransport) roundTrip(ctx context.Context, body []byte, answer func([]
 	select {
 	case w.turn <- struct{}{}:
 	case <-ctx.Done():
-		return errors.New(transportError(ctx.Err()))
+		return errors.New(chain.TransportError(ctx.Err()))
 	}
 	defer func() { <-w.turn }()
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
@@ -78,7 +80,7 @@ func (w *wsTransport) dial(ctx context.Context) (*websocket.Conn, error) {
 		if res != nil && errors.Is(err, websocket.ErrBadHandshake) {
 			return nil, fmt.Errorf("connecting: HTTP %d", res.StatusCode)
 		}
-		return nil, fmt.Errorf("connecting: %s", transportError(err))
+		return nil, fmt.Errorf("connecting: %s", chain.TransportError(err))
 	}
 	conn.SetReadLimit(maxResponse)
 	return conn, nil
@@ -120,11 +122,11 @@ func wsError(ctx context.Context, doing string, err error) error {
 	case errors.Is(err, websocket.ErrReadLimit):
 		return errTooLarge
 	case ctx.Err() != nil:
-		return fmt.Errorf("%s: %s", doing, transportError(ctx.Err()))
+		return fmt.Errorf("%s: %s", doing, chain.TransportError(ctx.Err()))
 	case errors.As(err, &ce):
-		return fmt.Errorf("%s: the node closed the connection (%d %s)", doing, ce.Code, clip(ce.Text))
+		return fmt.Errorf("%s: the node closed the connection (%d %s)", doing, ce.Code, chain.Clip(ce.Text))
 	}
-	return fmt.Errorf("%s: %s", doing, transportError(err))
+	return fmt.Errorf("%s: %s", doing, chain.TransportError(err))
 }
 
 func (w *wsTransport) close() error {

@@ -2,10 +2,12 @@ package solana
 
 import (
 	"context"
+	"math/big"
 	"slices"
 	"time"
 
 	"payd"
+	"payd/chain"
 	"payd/money"
 )
 
@@ -32,16 +34,9 @@ const (
 	// broken or hostile endpoint) would otherwise show customers a fee of
 	// dollars for a payment that costs a fraction of a cent.
 	maxMicroLamports = 10_000_000
-	// lamportsPerSOL converts lamports to SOL.
-	lamportsPerSOL = 1_000_000_000
+	// solDecimals are SOL's: a SOL is 10^9 lamports.
+	solDecimals = 9
 )
-
-// feeCache is the last priority fee read and when.
-type feeCache struct {
-	microLamports int64
-	at            time.Time
-	ok            bool
-}
 
 // prioritizationFee is one entry of getRecentPrioritizationFees.
 type prioritizationFee struct {
@@ -71,37 +66,39 @@ func (n *Node) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error)
 	if err != nil {
 		return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "no SOL price for the solana fee: %v", err)
 	}
-	return feeCents(micro, price), nil
+	cents, ok := feeCents(micro, price)
+	if !ok {
+		return 0, payd.Errorf(payd.ErrUpstreamUnavailable, "a solana fee at %d cents a SOL is beyond belief", price)
+	}
+	return cents, nil
 }
 
 // feeCents is the fee of a payment at micro micro-lamports per compute
 // unit, with SOL at price cents, in cents rounded up, at least
-// minFeeCents. micro is at most maxMicroLamports, so no product
-// overflows for any SOL price under 10^9 dollars.
-func feeCents(micro, price int64) int64 {
+// minFeeCents; false when that does not fit an int64. micro is at most
+// maxMicroLamports, so the lamports never overflow.
+func feeCents(micro, price int64) (int64, bool) {
 	lamports := baseFee + (micro*computeUnits+999_999)/1_000_000
-	cents := (lamports*price + lamportsPerSOL - 1) / lamportsPerSOL
-	return max(cents, minFeeCents)
+	cents, ok := chain.FeeCents(big.NewInt(lamports), solDecimals, price)
+	if !ok {
+		return 0, false
+	}
+	return max(cents, minFeeCents), true
 }
 
 // priorityFee is the median of recent slots' priority fees, from the cache
 // when it is younger than feeTTL.
 func (n *Node) priorityFee(ctx context.Context) (int64, error) {
-	n.feeMu.Lock()
-	c := n.fee
-	n.feeMu.Unlock()
 	now := n.clock.Now()
-	if c.ok && now.Sub(c.at) < feeTTL && !now.Before(c.at) {
-		return c.microLamports, nil
+	if micro, fresh := n.fee.Get(now, feeTTL); fresh {
+		return micro, nil
 	}
 	var fees []prioritizationFee
 	if err := n.rpc.feeCall(ctx, &fees, "getRecentPrioritizationFees"); err != nil {
 		return 0, err
 	}
 	micro := medianFee(fees)
-	n.feeMu.Lock()
-	n.fee = feeCache{micro, now, true}
-	n.feeMu.Unlock()
+	n.fee.Set(micro, now)
 	return micro, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,7 +16,9 @@ import (
 	"time"
 
 	"payd"
+	"payd/chain"
 	"payd/clock"
+	"payd/money"
 )
 
 // Bounds of one exchange with the node.
@@ -29,9 +30,6 @@ const (
 	// maxBatch is how many calls go in one JSON-RPC batch: hosted
 	// providers refuse larger batches (some at 100).
 	maxBatch = 100
-	// maxMessage bounds how much of a node's error message an error
-	// repeats.
-	maxMessage = 200
 	// requestTimeout bounds one exchange when the caller's context has no
 	// earlier deadline, so a node that stops answering mid-response
 	// cannot hold the follower.
@@ -80,7 +78,7 @@ func newClient(rawURL string, hc *http.Client, clk clock.Clock, rps int) (*clien
 	}
 	// A copy, so the caller's client is left as it was.
 	own := *hc
-	own.CheckRedirect = refuseRedirect
+	own.CheckRedirect = chain.RefuseRedirects(money.Solana)
 	// One call a second of the budget is kept for fee reads, so an API
 	// request's fee estimate never waits behind a scan's batch; a budget
 	// of one a second is shared.
@@ -92,16 +90,6 @@ func newClient(rawURL string, hc *http.Client, clk clock.Clock, rps int) (*clien
 	}
 	return &client{endpoint: u.Scheme + "://" + u.Host, url: rawURL, http: &own, clock: clk, limit: limit, fee: fee},
 		nil
-}
-
-// refuseRedirect is the client's CheckRedirect: no redirect is followed.
-// net/http drops Authorization and cookies when a redirect leaves the
-// host, but not the URL's path or query, where hosted providers carry the
-// API key, nor other headers. No RPC node redirects a JSON-RPC POST; a URL
-// that does is to be replaced by the one it names.
-func refuseRedirect(req *http.Request, _ []*http.Request) error {
-	return fmt.Errorf("the node answered with a redirect to %s://%s, which payd does not follow (it would carry the "+
-		"credentials there): point --chain solana at the URL the node redirects to", req.URL.Scheme, req.URL.Host)
 }
 
 // request is one JSON-RPC 2.0 call.
@@ -207,7 +195,7 @@ func (c *client) round(ctx context.Context, lim *limiter, calls []rpcCall) error
 				return c.throttled(method, 0)
 			}
 			// A node that cannot read a request answers with no id.
-			return c.fail("%s: refused: %s (code %d)", method, clip(r.Error.Message), r.Error.Code)
+			return c.fail("%s: refused: %s (code %d)", method, chain.Clip(r.Error.Message), r.Error.Code)
 		}
 		if !ok || seen[i] {
 			return c.fail("%s: the answer has an id that was not asked", method)
@@ -235,7 +223,7 @@ func (c *client) wait(ctx context.Context, lim *limiter, method string, n int) e
 		return &throttledError{c.fail("%s: rate limited by the node until %s", method, until.UTC().Format(time.RFC3339))}
 	}
 	if err := lim.wait(ctx, n); err != nil {
-		return c.fail("%s: %s", method, transportError(err))
+		return c.fail("%s: %s", method, chain.TransportError(err))
 	}
 	return nil
 }
@@ -259,12 +247,12 @@ func (c *client) post(ctx context.Context, method string, body any) ([]byte, err
 	req.Header.Set("Accept", "application/json")
 	res, err := c.http.Do(req)
 	if err != nil {
-		return nil, c.fail("%s: %s", method, transportError(err))
+		return nil, c.fail("%s: %s", method, chain.TransportError(err))
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
 	if err != nil {
-		return nil, c.fail("%s: reading the answer: %s", method, transportError(err))
+		return nil, c.fail("%s: reading the answer: %s", method, chain.TransportError(err))
 	}
 	if len(data) > maxResponse {
 		return nil, c.fail("%s: the answer is over %d MiB", method, maxResponse>>20)
@@ -347,7 +335,7 @@ const minContextSlotCode = -32016
 // not_found, what the follower waits out as a node not there yet.
 func (c *client) notReached(method string, e *rpcError) error {
 	return payd.Errorf(payd.ErrNotFound, "solana node %s: %s: %s (code %d): a backend behind the slot read",
-		c.endpoint, method, clip(e.Message), e.Code)
+		c.endpoint, method, chain.Clip(e.Message), e.Code)
 }
 
 // parse reads a batch's array, or one answer.
@@ -368,7 +356,7 @@ func (c *client) parse(method string, data []byte, batch bool) ([]response, erro
 		if rateLimit(r.Error) {
 			return nil, c.throttled(method, 0)
 		}
-		return nil, c.fail("%s: batch refused: %s (code %d)", method, clip(r.Error.Message), r.Error.Code)
+		return nil, c.fail("%s: batch refused: %s (code %d)", method, chain.Clip(r.Error.Message), r.Error.Code)
 	}
 	return []response{r}, nil
 }
@@ -382,13 +370,13 @@ func (c *client) decode(cl rpcCall, r response) error {
 		return c.notReached(cl.method, r.Error)
 	}
 	if r.Error != nil {
-		return &nodeError{r.Error.Code, c.fail("%s: %s (code %d)", cl.method, clip(r.Error.Message), r.Error.Code)}
+		return &nodeError{r.Error.Code, c.fail("%s: %s (code %d)", cl.method, chain.Clip(r.Error.Message), r.Error.Code)}
 	}
 	if len(r.Result) == 0 {
 		return c.fail("%s: the answer has neither result nor error", cl.method)
 	}
 	if err := json.Unmarshal(r.Result, cl.result); err != nil {
-		return c.fail("%s: malformed result: %s", cl.method, clip(err.Error()))
+		return c.fail("%s: malformed result: %s", cl.method, chain.Clip(err.Error()))
 	}
 	return nil
 }
@@ -396,34 +384,6 @@ func (c *client) decode(cl rpcCall, r response) error {
 // fail is an upstream_unavailable error naming the node by its endpoint.
 func (c *client) fail(format string, args ...any) error {
 	return payd.Errorf(payd.ErrUpstreamUnavailable, "solana node %s: %s", c.endpoint, fmt.Sprintf(format, args...))
-}
-
-// transportError describes a failed exchange without the URL that net/http
-// puts in a *url.Error (it strips a password, but not an API key in the
-// path or query).
-func transportError(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timed out"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	case errors.As(err, &ne) && ne.Timeout():
-		return "timed out"
-	}
-	return clip(err.Error())
-}
-
-// clip bounds a message from elsewhere to maxMessage bytes.
-func clip(s string) string {
-	if len(s) > maxMessage {
-		return s[:maxMessage] + "…"
-	}
-	return s
 }
 
 // limiter is a token bucket of the client's calls: up to rps calls at

@@ -85,8 +85,7 @@ type Node struct {
 	txs      *txCache
 	atas     sync.Map // owner → []tokenAccount, derived once
 
-	feeMu sync.Mutex
-	fee   feeCache
+	fee chain.Reading[int64] // the priority fee, micro-lamports a compute unit
 }
 
 var _ payd.Scanner = (*Node)(nil)
@@ -134,7 +133,7 @@ func New(ctx context.Context, rawURL string, opts Options) (*Node, error) {
 	cluster, ok := clusters[genesis]
 	if !ok {
 		return nil, fmt.Errorf("solana: the node %s follows the ledger of genesis %q, which is not mainnet-beta, devnet "+
-			"or testnet: payd follows only those", rpc.endpoint, clip(genesis))
+			"or testnet: payd follows only those", rpc.endpoint, chain.Clip(genesis))
 	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -178,7 +177,7 @@ func (n *Node) setTokens(configured map[money.Asset]string) error {
 			return fmt.Errorf("solana: %s is not a token payd takes on solana", a)
 		}
 		if hd.ValidAddress(money.Solana, m) != nil {
-			return fmt.Errorf("solana: the %s mint is not a solana address: %q", a, clip(m))
+			return fmt.Errorf("solana: the %s mint is not a solana address: %q", a, chain.Clip(m))
 		}
 		if other, dup := n.byMint[m]; dup {
 			return fmt.Errorf("solana: %s and %s have one mint", a, other)

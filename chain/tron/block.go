@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"payd"
+	"payd/chain"
 	"payd/hd"
 	"payd/money"
 )
@@ -226,7 +227,7 @@ func decodeInfos(raw json.RawMessage) ([]txInfo, error) {
 	}
 	var infos []txInfo
 	if err := json.Unmarshal(raw, &infos); err != nil {
-		return nil, errors.New(clip(err.Error()))
+		return nil, errors.New(chain.Clip(err.Error()))
 	}
 	return infos, nil
 }

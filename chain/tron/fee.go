@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"payd"
+	"payd/chain"
 	"payd/money"
 )
 
@@ -13,8 +14,8 @@ import (
 // by the rates but never offered (money.TRX).
 const trx = money.TRX
 
-// sunPerTRX converts sun, tron's base unit, to TRX.
-const sunPerTRX = 1_000_000
+// trxDecimals are TRX's: a TRX is 10^6 sun, tron's base unit.
+const trxDecimals = 6
 
 // What a customer's wallet burns for a USDT transfer when it has neither
 // staked energy nor bandwidth: the energy of the transfer call, about
@@ -47,12 +48,6 @@ const (
 	defaultEnergySun    = 100
 	defaultBandwidthSun = 1_000
 )
-
-// feeCache is the last fee in sun read and when.
-type feeCache struct {
-	sun int64
-	at  time.Time
-}
 
 // FeeEstimateUSD estimates, in US cents, what a wallet burns in TRX to
 // send coin a: 130,000 energy at the chain's energy price (getEnergyFee of
@@ -93,35 +88,26 @@ func (n *Node) FeeEstimateUSD(ctx context.Context, a money.Asset) (int64, error)
 // feeCents is sun at price cents a TRX, in cents rounded up, at least
 // minFeeCents; false when that does not fit an int64.
 func feeCents(sun, price int64) (int64, bool) {
-	num := new(big.Int).Mul(big.NewInt(sun), big.NewInt(price))
-	cents, rem := new(big.Int).QuoRem(num, big.NewInt(sunPerTRX), new(big.Int))
-	if rem.Sign() > 0 {
-		cents.Add(cents, big.NewInt(1))
-	}
-	if !cents.IsInt64() {
+	cents, ok := chain.FeeCents(big.NewInt(sun), trxDecimals, price)
+	if !ok {
 		return 0, false
 	}
-	return max(cents.Int64(), minFeeCents), true
+	return max(cents, minFeeCents), true
 }
 
 // feeSun is the fee of a token transfer in sun, from the cache when it is
 // younger than feeTTL.
 func (n *Node) feeSun(ctx context.Context) (int64, error) {
-	n.feeMu.Lock()
-	c := n.fee
-	n.feeMu.Unlock()
 	now := n.clock.Now()
-	if c.sun > 0 && now.Sub(c.at) < feeTTL && !now.Before(c.at) {
-		return c.sun, nil
+	if sun, fresh := n.fee.Get(now, feeTTL); fresh {
+		return sun, nil
 	}
 	energy, bandwidth, err := n.readPrices(ctx)
 	if err != nil {
 		return 0, err
 	}
 	sun := tokenEnergy*energy + tokenBandwidth*bandwidth
-	n.feeMu.Lock()
-	n.fee = feeCache{sun, now}
-	n.feeMu.Unlock()
+	n.fee.Set(sun, now)
 	return sun, nil
 }
 

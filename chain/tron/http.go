@@ -7,13 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"payd"
+	"payd/chain"
+	"payd/money"
 )
 
 // Bounds of one exchange with the node.
@@ -23,9 +24,6 @@ const (
 	// well under a few MB; the bound keeps a broken or hostile endpoint
 	// from filling memory.
 	maxResponse = 64 << 20
-	// maxMessage bounds how much of a node's error message an error
-	// repeats.
-	maxMessage = 200
 	// requestTimeout bounds one exchange when the caller's context has no
 	// earlier deadline, so a node that stops answering mid-response cannot
 	// hold a follower forever.
@@ -70,7 +68,7 @@ func newClient(rawURL string, hc *http.Client) (*client, error) {
 	}
 	// A copy, so the caller's client is left as it was.
 	own := *hc
-	own.CheckRedirect = refuseRedirect
+	own.CheckRedirect = chain.RefuseRedirects(money.Tron)
 	c := &client{endpoint: u.Scheme + "://" + u.Host, http: &own}
 	if u.User != nil {
 		if _, hasPass := u.User.Password(); hasPass {
@@ -87,16 +85,6 @@ func newClient(rawURL string, hc *http.Client) (*client, error) {
 	return c, nil
 }
 
-// refuseRedirect is the client's CheckRedirect: no redirect is followed.
-// net/http drops Authorization and cookies when a redirect leaves the
-// host, but no other header, so TRON-PRO-API-KEY would go wherever a
-// redirect points. Neither java-tron nor TronGrid redirects an API call;
-// a URL that does is to be replaced by the one it names.
-func refuseRedirect(req *http.Request, _ []*http.Request) error {
-	return fmt.Errorf("the node answered with a redirect to %s://%s, which payd does not follow (it would carry the credentials there): "+
-		"point --chain tron at the URL the node redirects to", req.URL.Scheme, req.URL.Host)
-}
-
 // post sends body as JSON to the API's path (/wallet/…) and decodes the
 // answer into out. Every failure, whether reaching the node, an HTTP
 // status (429 with its Retry-After, 5xx), a malformed answer or an error
@@ -109,10 +97,10 @@ func (c *client) post(ctx context.Context, path string, body, out any) error {
 		return c.fail("%s: %s", path, err)
 	}
 	if msg, ok := apiError(data); ok {
-		return c.fail("%s: refused: %s", path, clip(msg))
+		return c.fail("%s: refused: %s", path, chain.Clip(msg))
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return c.fail("%s: malformed answer: %s", path, clip(err.Error()))
+		return c.fail("%s: malformed answer: %s", path, chain.Clip(err.Error()))
 	}
 	return nil
 }
@@ -141,12 +129,12 @@ func (c *client) exchange(ctx context.Context, path string, body any) ([]byte, e
 	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		return nil, errors.New(transportError(err))
+		return nil, errors.New(chain.TransportError(err))
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, maxResponse+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading the answer: %s", transportError(err))
+		return nil, fmt.Errorf("reading the answer: %s", chain.TransportError(err))
 	}
 	if len(data) > maxResponse {
 		return nil, fmt.Errorf("the answer is over %d MiB", maxResponse>>20)
@@ -167,10 +155,10 @@ func (c *client) exchange(ctx context.Context, path string, body any) ([]byte, e
 func statusError(res *http.Response, body []byte) error {
 	msg := fmt.Sprintf("HTTP %d", res.StatusCode)
 	if ra := res.Header.Get("Retry-After"); res.StatusCode == http.StatusTooManyRequests && ra != "" {
-		msg = fmt.Sprintf("HTTP 429: rate limited, retry after %s", clip(ra))
+		msg = fmt.Sprintf("HTTP 429: rate limited, retry after %s", chain.Clip(ra))
 	}
 	if e, ok := apiError(body); ok {
-		msg += ": " + clip(e)
+		msg += ": " + chain.Clip(e)
 	}
 	return errors.New(msg)
 }
@@ -194,31 +182,3 @@ func (c *client) fail(format string, args ...any) error {
 
 // close lets go of idle connections.
 func (c *client) close() { c.http.CloseIdleConnections() }
-
-// transportError describes a failed exchange without the URL that net/http
-// puts in a *url.Error (it strips a password, but not a username, which is
-// TronGrid's key here, nor a key in the path or query).
-func transportError(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timed out"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	case errors.As(err, &ne) && ne.Timeout():
-		return "timed out"
-	}
-	return clip(err.Error())
-}
-
-// clip bounds a message from elsewhere to maxMessage bytes.
-func clip(s string) string {
-	if len(s) > maxMessage {
-		return s[:maxMessage] + "…"
-	}
-	return s
-}

@@ -26,7 +26,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"payd"
@@ -68,8 +67,7 @@ type Node struct {
 	clock    clock.Clock
 	keys     *hd.KeyCache
 
-	feeMu sync.Mutex
-	fee   feeCache
+	fee chain.Reading[int64] // a token transfer's fee in sun
 }
 
 var _ payd.Node = (*Node)(nil)
