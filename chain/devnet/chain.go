@@ -2,12 +2,10 @@ package devnet
 
 import (
 	"context"
-	"crypto/rand"
 	"net/url"
 
 	"payd"
 	"payd/chain"
-	"payd/hd"
 	"payd/money"
 )
 
@@ -36,36 +34,16 @@ func (c *Chain) Assets() []money.Asset {
 }
 
 // Deposit derives the deposit of checkout number index from a wallet's
-// account key (hd's canonical spelling): a fresh address on bitcoin,
-// ethereum, polygon and tron; on solana the wallet's one address with a
-// new random Solana Pay reference. invalid_request (field account_key) when
-// the key is not one of this network's.
+// account key (chain.Deposit): a fresh address, or on solana the wallet's
+// one address with a new Solana Pay reference.
 func (c *Chain) Deposit(accountKey string, index uint32) (payd.Deposit, error) {
-	k, err := c.d.keys.Parse(c.n, accountKey)
-	if err != nil {
-		return payd.Deposit{}, chain.KeyError("account_key", err)
-	}
-	addr, err := k.Address(index)
-	if err != nil {
-		return payd.Deposit{}, chain.KeyError("index", err)
-	}
-	if c.n != money.Solana {
-		return payd.Deposit{Address: addr}, nil
-	}
-	ref, err := hd.NewReference(rand.Reader)
-	if err != nil {
-		return payd.Deposit{}, err
-	}
-	return payd.Deposit{Address: addr, Reference: ref}, nil
+	return chain.Deposit(c.d.keys, c.n, accountKey, index)
 }
 
 // ValidAddress returns invalid_request (field address) unless s is an
 // address of this network's main chain.
 func (c *Chain) ValidAddress(s string) error {
-	if err := hd.ValidAddress(c.n, s); err != nil {
-		return chain.KeyError("address", err)
-	}
-	return nil
+	return chain.ValidAddress(c.n, s)
 }
 
 // ValidTxHash returns invalid_tx_hash (field tx_hash) unless s has the

@@ -15,24 +15,13 @@ import (
 // m/44'/60'/0'/0/index, the same on ethereum and polygon. invalid_request
 // (field account_key, or index for a hardened index) when hd refuses.
 func (n *Node) Deposit(accountKey string, index uint32) (payd.Deposit, error) {
-	k, err := n.keys.Parse(n.network, accountKey)
-	if err != nil {
-		return payd.Deposit{}, chain.KeyError("account_key", err)
-	}
-	addr, err := k.Address(index)
-	if err != nil {
-		return payd.Deposit{}, chain.KeyError("index", err)
-	}
-	return payd.Deposit{Address: addr}, nil
+	return chain.Deposit(n.keys, n.network, accountKey, index)
 }
 
 // ValidAddress returns invalid_request (field address) unless s is 0x and
 // 40 hex digits, EIP-55 checksummed when its case is mixed.
 func (n *Node) ValidAddress(s string) error {
-	if err := hd.ValidAddress(n.network, s); err != nil {
-		return chain.KeyError("address", err)
-	}
-	return nil
+	return chain.ValidAddress(n.network, s)
 }
 
 // ValidTxHash returns invalid_tx_hash (field tx_hash) unless s is 0x and

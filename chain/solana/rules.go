@@ -1,7 +1,6 @@
 package solana
 
 import (
-	"crypto/rand"
 	"net/url"
 	"strings"
 
@@ -17,28 +16,13 @@ import (
 // invalid_request (field account_key) when the key is not a solana wallet
 // key.
 func (n *Node) Deposit(accountKey string, index uint32) (payd.Deposit, error) {
-	k, err := n.keys.Parse(n.Name(), accountKey)
-	if err != nil {
-		return payd.Deposit{}, chain.KeyError("account_key", err)
-	}
-	addr, err := k.Address(index)
-	if err != nil {
-		return payd.Deposit{}, chain.KeyError("index", err)
-	}
-	ref, err := hd.NewReference(rand.Reader)
-	if err != nil {
-		return payd.Deposit{}, err
-	}
-	return payd.Deposit{Address: addr, Reference: ref}, nil
+	return chain.Deposit(n.keys, n.Name(), accountKey, index)
 }
 
 // ValidAddress returns invalid_request (field address) unless s is the
 // base58 of 32 bytes.
 func (n *Node) ValidAddress(s string) error {
-	if err := hd.ValidAddress(n.Name(), s); err != nil {
-		return chain.KeyError("address", err)
-	}
-	return nil
+	return chain.ValidAddress(n.Name(), s)
 }
 
 // ValidTxHash returns invalid_tx_hash (field tx_hash) unless s is the

@@ -20,24 +20,13 @@ const prefix = 0x41
 // m/44'/195'/0'/0/index. invalid_request (field account_key, or index for
 // a hardened index) when hd refuses.
 func (n *Node) Deposit(accountKey string, index uint32) (payd.Deposit, error) {
-	k, err := n.keys.Parse(money.Tron, accountKey)
-	if err != nil {
-		return payd.Deposit{}, chain.KeyError("account_key", err)
-	}
-	addr, err := k.Address(index)
-	if err != nil {
-		return payd.Deposit{}, chain.KeyError("index", err)
-	}
-	return payd.Deposit{Address: addr}, nil
+	return chain.Deposit(n.keys, money.Tron, accountKey, index)
 }
 
 // ValidAddress returns invalid_request (field address) unless s is a
 // base58check tron address (T…).
 func (n *Node) ValidAddress(s string) error {
-	if err := hd.ValidAddress(money.Tron, s); err != nil {
-		return chain.KeyError("address", err)
-	}
-	return nil
+	return chain.ValidAddress(money.Tron, s)
 }
 
 // ValidTxHash returns invalid_tx_hash (field tx_hash) unless s is 64 hex
