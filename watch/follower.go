@@ -406,31 +406,9 @@ func (f *Follower) refresh(ctx context.Context, now time.Time) error {
 // it starts at the tip: no deposit address existed before.
 func (f *Follower) advance(ctx context.Context, tip payd.BlockRef, now time.Time) (payd.Block, error) {
 	name := f.node.Name()
-	head, err := f.store.ChainHead(ctx, name)
-	if payd.IsNotFound(err) {
-		b, err := f.node.BlockAt(ctx, tip.Height, f.watched)
-		if payd.IsNotFound(err) {
-			return payd.Block{}, notYetError{err}
-		}
-		if err != nil {
-			return payd.Block{}, err
-		}
-		if err := f.store.AddChainBlock(ctx, name, b, now); err != nil {
-			return payd.Block{}, err
-		}
-		f.log.Info("following the chain from its tip", slog.String("chain", f.node.Chain()), slog.Int64("height", b.Height),
-			slog.String("hash", b.Hash))
-		f.resumed = true
-		f.notify()
-		return b, nil
-	}
-	if err != nil {
-		return payd.Block{}, err
-	}
-	if !f.resumed {
-		f.log.Info("following the chain", slog.String("chain", f.node.Chain()), slog.Int64("from_height", head.Height+1),
-			slog.Int64("tip", tip.Height))
-		f.resumed = true
+	head, fresh, err := f.start(ctx, tip, now)
+	if fresh || err != nil {
+		return head, err
 	}
 	changed := false
 	defer func() {
@@ -608,6 +586,41 @@ func (f *Follower) keepPending(ctx context.Context, unconfirmed []string, p payd
 	return nil
 }
 
+// start returns the stored head the run goes on from. With nothing stored
+// (the first run on a network) it stores the node's block at the tip and
+// returns it, fresh: no deposit address existed before, so nothing below
+// it is read. A tip the node has no block for yet is notYetError.
+func (f *Follower) start(ctx context.Context, tip payd.BlockRef, now time.Time) (head payd.Block, fresh bool, err error) {
+	name := f.node.Name()
+	head, err = f.store.ChainHead(ctx, name)
+	if payd.IsNotFound(err) {
+		b, err := f.node.BlockAt(ctx, tip.Height, f.watched)
+		if payd.IsNotFound(err) {
+			return payd.Block{}, false, notYetError{err}
+		}
+		if err != nil {
+			return payd.Block{}, false, err
+		}
+		if err := f.store.AddChainBlock(ctx, name, b, now); err != nil {
+			return payd.Block{}, false, err
+		}
+		f.log.Info("following the chain from its tip", slog.String("chain", f.node.Chain()), slog.Int64("height", b.Height),
+			slog.String("hash", b.Hash))
+		f.resumed = true
+		f.notify()
+		return payd.Block{BlockRef: b.BlockRef, Parent: b.Parent}, true, nil
+	}
+	if err != nil {
+		return payd.Block{}, false, err
+	}
+	if !f.resumed {
+		f.log.Info("following the chain", slog.String("chain", f.node.Chain()), slog.Int64("from_height", head.Height+1),
+			slog.Int64("tip", tip.Height))
+		f.resumed = true
+	}
+	return head, false, nil
+}
+
 // scan is a run on a Scanner's network (solana): one Scan from the stored
 // head to the tip stores the final blocks that pay watched deposits and
 // the transfers seen but not final yet. The tip is final, so nothing is
@@ -616,25 +629,12 @@ func (f *Follower) keepPending(ctx context.Context, unconfirmed []string, p payd
 // the tip, as advance does.
 func (f *Follower) scan(ctx context.Context, sc payd.Scanner, tip payd.BlockRef, now time.Time) error {
 	name := f.node.Name()
-	head, err := f.store.ChainHead(ctx, name)
-	if payd.IsNotFound(err) {
-		b, err := f.node.BlockAt(ctx, tip.Height, f.watched)
-		if err != nil {
-			return err
-		}
-		if err := f.store.AddChainBlock(ctx, name, b, now); err != nil {
-			return err
-		}
-		f.log.Info("following the chain from its tip", slog.String("chain", f.node.Chain()), slog.Int64("height", b.Height))
-		head, f.resumed = payd.Block{BlockRef: b.BlockRef, Parent: b.Parent}, true
-		f.notify()
-	} else if err != nil {
-		return err
+	head, _, err := f.start(ctx, tip, now)
+	if ny := (notYetError{}); errors.As(err, &ny) {
+		return f.notYet(ny.err, now)
 	}
-	if !f.resumed {
-		f.log.Info("following the chain", slog.String("chain", f.node.Chain()), slog.Int64("from_height", head.Height+1),
-			slog.Int64("tip", tip.Height))
-		f.resumed = true
+	if err != nil {
+		return err
 	}
 	f.status.Head = head.BlockRef
 	if tip.Height < head.Height {
