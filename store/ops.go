@@ -37,22 +37,24 @@ func (db *DB) WriterQueue() int {
 // for the operator's metrics.
 func (db *DB) PaymentStatusTotals(ctx context.Context) (_ map[payd.PaymentStatus]int64, err error) {
 	defer fail(&err, "payment", "store.PaymentStatusTotals")
+	type total struct {
+		status string
+		n      int64
+	}
+	rows, err := queryAll(ctx, db.reader(ctx).ex, func(row rowScanner) (total, error) {
+		var t total
+		err := row.Scan(&t.status, &t.n)
+		return t, err
+	}, `SELECT status, SUM(payments) FROM payment_days GROUP BY status`)
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[payd.PaymentStatus]int64, len(payd.PaymentStatuses))
 	for _, s := range payd.PaymentStatuses {
 		out[s] = 0
 	}
-	rows, err := db.reader(ctx).ex.QueryContext(ctx, `SELECT status, SUM(payments) FROM payment_days GROUP BY status`)
-	if err != nil {
-		return nil, err
+	for _, t := range rows {
+		out[payd.PaymentStatus(t.status)] = t.n
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var s string
-		var n int64
-		if err := rows.Scan(&s, &n); err != nil {
-			return nil, err
-		}
-		out[payd.PaymentStatus(s)] = n
-	}
-	return out, rows.Err()
+	return out, nil
 }
