@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"payd/api"
 	"payd/clock"
 	"payd/ops"
 	"payd/store"
@@ -43,7 +44,7 @@ func (o *opsServer) delivered() func(string, bool, time.Duration) {
 }
 
 // observer is the API's Observer.
-func (o *opsServer) observer() interface{ CheckoutOpened(string, string) } {
+func (o *opsServer) observer() api.Observer {
 	if o == nil {
 		return nil
 	}
