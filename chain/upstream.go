@@ -52,6 +52,33 @@ func TransportError(err error) string {
 	return Clip(err.Error())
 }
 
+// NodeURL parses the URL of network n's node, which must be http(s) with
+// a host. The error never repeats the URL: it may hold a key.
+func NodeURL(n money.Network, raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: the node URL does not parse", n)
+	case u.Host == "":
+		return nil, fmt.Errorf("%s: the node URL has no host", n)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("%s: the node URL must be http:// or https://", n)
+	}
+	return u, nil
+}
+
+// NodeClient is the HTTP client an adapter reaches network n's node with:
+// a copy of hc (one with timeout when nil), so the caller's is left as it
+// was, that follows no redirect (RefuseRedirects).
+func NodeClient(n money.Network, hc *http.Client, timeout time.Duration) *http.Client {
+	if hc == nil {
+		hc = &http.Client{Timeout: timeout}
+	}
+	own := *hc
+	own.CheckRedirect = RefuseRedirects(n)
+	return &own
+}
+
 // RefuseRedirects is an http.Client's CheckRedirect for the node of
 // network n: no redirect is followed. net/http drops only Authorization
 // and cookies when a redirect leaves the host, so a key sent in another

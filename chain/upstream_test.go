@@ -80,3 +80,24 @@ func TestUpstreamWords(t *testing.T) {
 		t.Errorf("RefuseRedirects = %v", err)
 	}
 }
+
+// TestNodeURL refuses what no adapter can reach, never repeating the URL,
+// and NodeClient copies the caller's client and follows no redirect.
+func TestNodeURL(t *testing.T) {
+	for _, raw := range []string{"://KEY@x", "https:///path?key=KEY", "ws://KEY@host:1", "ftp://host/KEY"} {
+		if _, err := NodeURL(money.Solana, raw); err == nil || strings.Contains(err.Error(), "KEY") {
+			t.Errorf("NodeURL(%q) = %v", raw, err)
+		}
+	}
+	if u, err := NodeURL(money.Tron, "https://KEY@api.example/v1?x=1"); err != nil || u.Host != "api.example" {
+		t.Errorf("NodeURL of a good URL = %v, %v", u, err)
+	}
+	mine := &http.Client{Timeout: time.Second}
+	c := NodeClient(money.Tron, mine, time.Minute)
+	if c == mine || mine.CheckRedirect != nil || c.CheckRedirect == nil || c.Timeout != time.Second {
+		t.Errorf("NodeClient changed or kept the caller's client: %+v", c)
+	}
+	if c := NodeClient(money.Tron, nil, time.Minute); c.Timeout != time.Minute || c.CheckRedirect == nil {
+		t.Errorf("NodeClient without a client: %+v", c)
+	}
+}

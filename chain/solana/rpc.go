@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,22 +61,11 @@ type client struct {
 // newClient checks rawURL (http or https, with a host) and returns a
 // client for it. The error never repeats the URL.
 func newClient(rawURL string, hc *http.Client, clk clock.Clock, rps int) (*client, error) {
-	u, err := url.Parse(rawURL)
+	u, err := chain.NodeURL(money.Solana, rawURL)
 	if err != nil {
-		return nil, errors.New("solana: the node URL does not parse")
+		return nil, err
 	}
-	if u.Host == "" {
-		return nil, errors.New("solana: the node URL has no host")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, errors.New("solana: the node URL must be http:// or https://")
-	}
-	if hc == nil {
-		hc = &http.Client{Timeout: requestTimeout}
-	}
-	// A copy, so the caller's client is left as it was.
-	own := *hc
-	own.CheckRedirect = chain.RefuseRedirects(money.Solana)
+	own := chain.NodeClient(money.Solana, hc, requestTimeout)
 	// One call a second of the budget is kept for fee reads, so an API
 	// request's fee estimate never waits behind a scan's batch; a budget
 	// of one a second is shared.
@@ -88,7 +75,7 @@ func newClient(rawURL string, hc *http.Client, clk clock.Clock, rps int) (*clien
 	} else {
 		limit = newLimiter(clk, rps-1)
 	}
-	return &client{endpoint: u.Scheme + "://" + u.Host, url: rawURL, http: &own, clock: clk, limit: limit, fee: fee},
+	return &client{endpoint: u.Scheme + "://" + u.Host, url: rawURL, http: own, clock: clk, limit: limit, fee: fee},
 		nil
 }
 

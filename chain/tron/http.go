@@ -53,23 +53,11 @@ type client struct {
 // authorization, for a self-hosted node behind a proxy. The error never
 // repeats the URL.
 func newClient(rawURL string, hc *http.Client) (*client, error) {
-	u, err := url.Parse(rawURL)
+	u, err := chain.NodeURL(money.Tron, rawURL)
 	if err != nil {
-		return nil, errors.New("tron: the node URL does not parse")
+		return nil, err
 	}
-	if u.Host == "" {
-		return nil, errors.New("tron: the node URL has no host")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, errors.New("tron: the node URL must be http:// or https://")
-	}
-	if hc == nil {
-		hc = &http.Client{Timeout: requestTimeout}
-	}
-	// A copy, so the caller's client is left as it was.
-	own := *hc
-	own.CheckRedirect = chain.RefuseRedirects(money.Tron)
-	c := &client{endpoint: u.Scheme + "://" + u.Host, http: &own}
+	c := &client{endpoint: u.Scheme + "://" + u.Host, http: chain.NodeClient(money.Tron, hc, requestTimeout)}
 	if u.User != nil {
 		if _, hasPass := u.User.Password(); hasPass {
 			c.user = u.User
