@@ -84,7 +84,8 @@ func (c *Customer) Apply(u CustomerUpdate, now time.Time) error {
 func EmailKey(email string) string { return strings.ToLower(email) }
 
 // Stats are the running totals kept on a customer or a link as its payments
-// change, always in the transaction that changes the payment.
+// change: each change adds its StatsDelta in the transaction that changes
+// the payment, so the totals can never drift from the payments.
 type Stats struct {
 	// Payments counts every payment, whatever its status.
 	Payments int64
@@ -129,6 +130,19 @@ func (s Stats) PreferredRail() Rail {
 type StatsDelta struct {
 	Payments, Succeeded, VolumeUSD, Crypto, Card int64
 	LastPaymentAt                                *time.Time
+}
+
+// Add adds d to s; the last payment time only moves forward.
+func (s *Stats) Add(d StatsDelta) {
+	s.Payments += d.Payments
+	s.Succeeded += d.Succeeded
+	s.VolumeUSD += d.VolumeUSD
+	s.Crypto += d.Crypto
+	s.Card += d.Card
+	if d.LastPaymentAt != nil && (s.LastPaymentAt == nil || d.LastPaymentAt.After(*s.LastPaymentAt)) {
+		at := *d.LastPaymentAt
+		s.LastPaymentAt = &at
+	}
 }
 
 // IsZero reports whether the delta changes nothing.

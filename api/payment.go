@@ -366,10 +366,13 @@ func (s *Server) resolveCustomer(ctx context.Context, q payd.Queries, businessID
 	var err error
 	switch {
 	case ref.id != "":
-		c, err = q.CustomerByID(ctx, businessID, ref.id)
-		if payd.IsNotFound(err) {
+		// Read, not locked: a customer's payments must not take turns on
+		// its row (docs/storage.md, "No hot rows"); its stats are deltas.
+		var found map[string]*payd.Customer
+		if found, err = q.CustomersByID(ctx, businessID, []string{ref.id}); err == nil && found[ref.id] == nil {
 			return nil, payd.FieldError("customer_id", "this business has no customer %s", ref.id)
 		}
+		c = found[ref.id]
 	case ref.email != "":
 		c, err = s.customerByEmail(ctx, q, businessID, ref, now)
 	default:

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"maps"
+	"slices"
 	"strconv"
 
 	"payd"
@@ -70,19 +72,21 @@ func customerExists(email string) error {
 // CustomerByID returns the business's customer; not_found otherwise.
 func (q *queries) CustomerByID(ctx context.Context, businessID, id string) (_ *payd.Customer, err error) {
 	defer fail(&err, "customer", "store.CustomerByID(%s)", id)
-	return scanCustomer(q.ex.QueryRowContext(ctx, `SELECT `+customerColumns+`
-		FROM customers WHERE business_id = $1 AND id = $2`+q.lockRow(), businessID, id))
+	return q.pendingCustomer(ctx)(scanCustomer(q.ex.QueryRowContext(ctx, `SELECT `+customerColumns+`
+		FROM customers WHERE business_id = $1 AND id = $2`+q.lockRow(), businessID, id)))
 }
 
 // CustomerByEmail returns the business's customer with this email, ignoring
-// case; not_found otherwise (and for the empty email).
+// case; not_found otherwise (and for the empty email). Unlike CustomerByID
+// it never locks the row: payments find their customer by it, and they
+// must not take turns on the customer's row.
 func (q *queries) CustomerByEmail(ctx context.Context, businessID, email string) (_ *payd.Customer, err error) {
 	defer fail(&err, "customer", "store.CustomerByEmail(%s)", businessID)
 	if email == "" {
 		return nil, sql.ErrNoRows
 	}
-	return scanCustomer(q.ex.QueryRowContext(ctx, `SELECT `+customerColumns+`
-		FROM customers WHERE business_id = $1 AND email_key = $2`+q.lockRow(), businessID, payd.EmailKey(email)))
+	return q.pendingCustomer(ctx)(scanCustomer(q.ex.QueryRowContext(ctx, `SELECT `+customerColumns+`
+		FROM customers WHERE business_id = $1 AND email_key = $2`, businessID, payd.EmailKey(email))))
 }
 
 // CustomersByID returns the business's customers among ids, keyed by id.
@@ -109,7 +113,11 @@ func (q *queries) CustomersByID(ctx context.Context, businessID string, ids []st
 		}
 		out[c.ID] = c
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	return out, q.withPendingCustomers(ctx, businessID, slices.Collect(maps.Values(out))...)
 }
 
 // UpdateCustomer writes name, email, note, blocked and updated_at;
@@ -136,16 +144,22 @@ func (q *queries) UpdateCustomer(ctx context.Context, c *payd.Customer) (err err
 	return customerExists(c.Email)
 }
 
-// AddCustomerStats adds d to the customer's stats in one statement; the
-// last payment time only moves forward. not_found otherwise.
+// AddCustomerStats appends d to the customer's stats (store/rollup.go:
+// the customer's row is not locked); not_found otherwise.
 func (q *queries) AddCustomerStats(ctx context.Context, businessID, id string, d payd.StatsDelta) (err error) {
 	defer fail(&err, "customer", "store.AddCustomerStats(%s)", id)
-	return affected(q.ex.ExecContext(ctx, `
-		UPDATE customers SET payments_count = payments_count + $3, succeeded_count = succeeded_count + $4,
-			volume_usd = volume_usd + $5, crypto_count = crypto_count + $6, card_count = card_count + $7,
-			last_payment_at = `+laterOf("last_payment_at", "$8")+`
-		WHERE business_id = $1 AND id = $2`,
-		businessID, id, d.Payments, d.Succeeded, d.VolumeUSD, d.Crypto, d.Card, nullMicros(d.LastPaymentAt)))
+	return q.addStats(ctx, statsCustomer, businessID, id, d)
+}
+
+// pendingCustomer adds the unfolded stats deltas to what a read of one customer
+// returns: q.pendingCustomer(ctx)(scanCustomer(row)).
+func (q *queries) pendingCustomer(ctx context.Context) func(*payd.Customer, error) (*payd.Customer, error) {
+	return func(c *payd.Customer, err error) (*payd.Customer, error) {
+		if err != nil {
+			return nil, err
+		}
+		return c, q.withPendingCustomers(ctx, c.BusinessID, c)
+	}
 }
 
 // laterOf is the SQL for the later of a nullable column and a nullable
@@ -174,8 +188,12 @@ func (q *queries) ListCustomers(ctx context.Context, businessID string, f payd.C
 		w.add(`blocked = ` + w.arg(*f.Blocked))
 	}
 	w.created(f.CreatedAfter, f.CreatedBefore, f.AfterCreated, f.AfterID)
-	return queryAll(ctx, q.ex, scanCustomer, `SELECT `+customerColumns+` FROM customers WHERE `+w.sql()+`
+	cs, err := queryAll(ctx, q.ex, scanCustomer, `SELECT `+customerColumns+` FROM customers WHERE `+w.sql()+`
 		ORDER BY created_at DESC, id DESC LIMIT `+w.arg(f.Limit), w.args...)
+	if err != nil {
+		return nil, err
+	}
+	return cs, q.withPendingCustomers(ctx, businessID, cs...)
 }
 
 // CreateCustomer stores a new customer; customer_exists when another

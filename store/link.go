@@ -55,16 +55,16 @@ func (q *queries) CreateLink(ctx context.Context, l *payd.Link) (err error) {
 // LinkByID returns the business's link; not_found otherwise.
 func (q *queries) LinkByID(ctx context.Context, businessID, id string) (_ *payd.Link, err error) {
 	defer fail(&err, "link", "store.LinkByID(%s)", id)
-	return scanLink(q.ex.QueryRowContext(ctx, `SELECT `+linkColumns+`
-		FROM links WHERE business_id = $1 AND id = $2`+q.lockRow(), businessID, id))
+	return q.pendingLink(ctx)(scanLink(q.ex.QueryRowContext(ctx, `SELECT `+linkColumns+`
+		FROM links WHERE business_id = $1 AND id = $2`+q.lockRow(), businessID, id)))
 }
 
 // LinkByCode returns the link with the public code, whatever its status;
 // not_found otherwise.
 func (q *queries) LinkByCode(ctx context.Context, code string) (_ *payd.Link, err error) {
 	defer fail(&err, "link", "store.LinkByCode(%s)", code)
-	return scanLink(q.ex.QueryRowContext(ctx, `SELECT `+linkColumns+`
-		FROM links WHERE code = $1`+q.lockRow(), code))
+	return q.pendingLink(ctx)(scanLink(q.ex.QueryRowContext(ctx, `SELECT `+linkColumns+`
+		FROM links WHERE code = $1`+q.lockRow(), code)))
 }
 
 // UpdateLink writes every mutable field but the stats; not_found, or
@@ -97,14 +97,22 @@ func (q *queries) whyNotChanged(ctx context.Context, businessID, id string, chec
 	return sql.ErrNoRows
 }
 
-// AddLinkStats adds d's payments and volume to the link's stats in one
-// statement; not_found otherwise.
+// AddLinkStats appends d's payments and volume to the link's stats
+// (store/rollup.go: the link's row is not locked); not_found otherwise.
 func (q *queries) AddLinkStats(ctx context.Context, businessID, id string, d payd.StatsDelta) (err error) {
 	defer fail(&err, "link", "store.AddLinkStats(%s)", id)
-	return affected(q.ex.ExecContext(ctx, `
-		UPDATE links SET payments_count = payments_count + $3, volume_usd = volume_usd + $4
-		WHERE business_id = $1 AND id = $2`,
-		businessID, id, d.Payments, d.VolumeUSD))
+	return q.addStats(ctx, statsLink, businessID, id, payd.StatsDelta{Payments: d.Payments, VolumeUSD: d.VolumeUSD})
+}
+
+// pendingLink adds the unfolded stats deltas to what a read of one link
+// returns: q.pendingLink(ctx)(scanLink(row)).
+func (q *queries) pendingLink(ctx context.Context) func(*payd.Link, error) (*payd.Link, error) {
+	return func(l *payd.Link, err error) (*payd.Link, error) {
+		if err != nil {
+			return nil, err
+		}
+		return l, q.withPendingLinks(ctx, l.BusinessID, l)
+	}
 }
 
 // DeleteLink removes a link that is not disabled and has no payments;
@@ -112,7 +120,8 @@ func (q *queries) AddLinkStats(ctx context.Context, businessID, id string, d pay
 func (q *queries) DeleteLink(ctx context.Context, businessID, id string) (err error) {
 	defer fail(&err, "link", "store.DeleteLink(%s)", id)
 	err = affected(q.ex.ExecContext(ctx, `
-		DELETE FROM links WHERE business_id = $1 AND id = $2 AND status <> 'disabled' AND payments_count = 0`,
+		DELETE FROM links WHERE business_id = $1 AND id = $2 AND status <> 'disabled' AND payments_count = 0
+			AND NOT EXISTS (SELECT 1 FROM stats_deltas WHERE business_id = $1 AND kind = 'link' AND id = $2 AND payments <> 0)`,
 		businessID, id))
 	if err == sql.ErrNoRows {
 		return q.whyNotChanged(ctx, businessID, id, (*payd.Link).CheckDelete)
@@ -131,7 +140,7 @@ func (q *queries) DisableLink(ctx context.Context, id, reason string, now time.T
 	if err != nil {
 		return nil, err
 	}
-	return scanLink(q.ex.QueryRowContext(ctx, `SELECT `+linkColumns+` FROM links WHERE id = $1`, id))
+	return q.pendingLink(ctx)(scanLink(q.ex.QueryRowContext(ctx, `SELECT `+linkColumns+` FROM links WHERE id = $1`, id)))
 }
 
 // ListLinks returns up to f.Limit of the business's links matching f,
@@ -151,8 +160,12 @@ func (q *queries) ListLinks(ctx context.Context, businessID string, f payd.LinkF
 		w.add(`currency = ` + w.arg(string(f.Currency)))
 	}
 	w.created(f.CreatedAfter, f.CreatedBefore, f.AfterCreated, f.AfterID)
-	return queryAll(ctx, q.ex, scanLink, `SELECT `+linkColumns+` FROM links WHERE `+w.sql()+`
+	ls, err := queryAll(ctx, q.ex, scanLink, `SELECT `+linkColumns+` FROM links WHERE `+w.sql()+`
 		ORDER BY created_at DESC, id DESC LIMIT `+w.arg(f.Limit), w.args...)
+	if err != nil {
+		return nil, err
+	}
+	return ls, q.withPendingLinks(ctx, businessID, ls...)
 }
 
 // conds builds the WHERE clause of a list query over one business's rows,

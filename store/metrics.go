@@ -11,8 +11,9 @@ import (
 
 // The payment_days rollup (migration 00005) holds, per business, UTC day,
 // status and rail, the count and US-cent sums of payments created that day.
-// Triggers keep it in the transaction that writes each payment, so reading
-// it is exact. It answers GET /metrics and the status_counts of a list
+// Triggers append each payment change's deltas in the transaction that
+// writes it, and reads add the deltas not folded yet (store/rollup.go), so
+// reading it is exact. It answers GET /metrics and the status_counts of a list
 // filtered by nothing but status, rail and a created range, whatever the
 // number of payments (docs/listing.md).
 
@@ -115,7 +116,7 @@ func (q *queries) countDays(ctx context.Context, f payd.PaymentFilter, firstDay,
 	if f.Rail != nil {
 		where = append(where, "rail = "+args.add(string(*f.Rail)))
 	}
-	query := "SELECT status, CAST(SUM(payments) AS BIGINT) FROM payment_days WHERE " +
+	query := "SELECT status, CAST(SUM(payments) AS BIGINT) FROM " + paymentDaysLive + " WHERE " +
 		strings.Join(where, " AND ") + " GROUP BY status"
 	return q.addCounts(ctx, query, args, counts)
 }
@@ -164,9 +165,9 @@ func (q *queries) PaymentDays(ctx context.Context, businessID string, from, to t
 		err := row.Scan(&day, &d.Status, &d.Rail, &d.Payments, &d.AmountUSD, &d.FeeUSD)
 		d.Date = fromMicros(day * dayMicros)
 		return d, err
-	}, `SELECT day, status, rail, payments, amount_usd, fee_usd
-		FROM payment_days WHERE business_id = $1 AND day >= $2 AND day <= $3 AND payments <> 0
-		ORDER BY day, status, rail`,
+	}, `SELECT day, status, rail, CAST(SUM(payments) AS BIGINT), CAST(SUM(amount_usd) AS BIGINT), CAST(SUM(fee_usd) AS BIGINT)
+		FROM `+paymentDaysLive+` WHERE business_id = $1 AND day >= $2 AND day <= $3
+		GROUP BY day, status, rail HAVING SUM(payments) <> 0 ORDER BY day, status, rail`,
 		businessID, floorDiv(micros(from), dayMicros), floorDiv(micros(to), dayMicros))
 }
 

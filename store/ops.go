@@ -45,7 +45,7 @@ func (db *DB) PaymentStatusTotals(ctx context.Context) (_ map[payd.PaymentStatus
 		var t total
 		err := row.Scan(&t.status, &t.n)
 		return t, err
-	}, `SELECT status, SUM(payments) FROM payment_days GROUP BY status`)
+	}, `SELECT status, CAST(SUM(payments) AS BIGINT) FROM `+paymentDaysLive+` GROUP BY status`)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,9 @@ const (
 	// pgMaxConns bounds one process's share of PostgreSQL's connections
 	// (100 by default), leaving room for replicas, the CLI and psql.
 	pgMaxConns = 16
+	// pgSideConns bounds the side pool (DB.side): it only refills the
+	// address pool, one wallet and network at a time.
+	pgSideConns = 2
 	// pgTxAttempts bounds how often a transaction that lost a
 	// serialization race or a deadlock runs again.
 	pgTxAttempts = 8
@@ -55,6 +58,18 @@ func openPostgres(ctx context.Context, db *DB, dsn string, conns, idle int) erro
 	return nil
 }
 
+// openSide opens db's side pool (DB.side); it connects when first used.
+func openSide(db *DB) error {
+	side, err := sql.Open("pgx", db.dsn)
+	if err != nil {
+		return hideDSN(db.dsn, err)
+	}
+	side.SetMaxOpenConns(pgSideConns)
+	side.SetMaxIdleConns(pgSideConns)
+	db.side = side
+	return nil
+}
+
 // pgTx runs fn in a read-committed transaction, where each statement sees
 // every commit before it and upserts are atomic, and runs it again after a
 // serialization failure or a deadlock. PostgreSQL group-commits by itself.
@@ -75,7 +90,7 @@ func (db *DB) pgTxOnce(ctx context.Context, fn txFunc) error {
 	if err != nil {
 		return err
 	}
-	q := &queries{ex: tx, dialect: dialectPostgres, clock: db.clock, at: db.clock.Now()}
+	q := &queries{ex: tx, dialect: dialectPostgres, clock: db.clock, at: db.clock.Now(), side: db.side}
 	st := newTxState(db, q)
 	tctx := context.WithValue(ctx, txKey{}, st)
 	err = db.protect(tctx, func() error { return fn(tctx, q) })

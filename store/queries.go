@@ -26,6 +26,9 @@ type queries struct {
 	// at, when set, is the time fixed at the start of the transaction, so
 	// that every row one transaction touches carries the same time.
 	at time.Time
+	// side, on PostgreSQL, runs work that must commit on its own, whatever
+	// becomes of the transaction q runs in (refillAddressPool).
+	side *sql.DB
 }
 
 var _ payd.Queries = (*queries)(nil)

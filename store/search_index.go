@@ -8,7 +8,6 @@ import (
 
 	"payd"
 	"payd/clock"
-	"payd/loop"
 )
 
 // The search indexer (docs/search.md). Triggers put every created, changed
@@ -316,49 +315,10 @@ const (
 // SearchIndexer is the background loop that keeps the search index
 // current: Start it once per process; replicas on one PostgreSQL share the
 // queue safely.
-type SearchIndexer struct {
-	db     payd.SearchStore
-	clock  clock.Clock
-	log    *slog.Logger
-	runner loop.Runner
-}
+type SearchIndexer struct{ batchLoop }
 
 // NewSearchIndexer returns a stopped indexer over st.
 func NewSearchIndexer(st payd.SearchStore, clk clock.Clock, log *slog.Logger) *SearchIndexer {
-	return &SearchIndexer{db: st, clock: clk, log: log}
-}
-
-// Start runs the loop until Stop or ctx ends. Starting twice is a no-op.
-func (x *SearchIndexer) Start(ctx context.Context) { x.runner.Start(ctx, x.run) }
-
-// Stop ends the loop and waits for its current batch.
-func (x *SearchIndexer) Stop() { x.runner.Stop() }
-
-// run indexes batch after batch while the queue is full, then waits a tick.
-func (x *SearchIndexer) run(ctx context.Context) {
-	t := x.clock.NewTicker(searchIndexEvery)
-	defer t.Stop()
-	for {
-		_ = x.RunOnce(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C():
-		}
-	}
-}
-
-// RunOnce indexes batch after batch until one is not full, so the queue
-// was empty when it looked last. A failure is logged and also returned;
-// the loop retries on its next tick.
-func (x *SearchIndexer) RunOnce(ctx context.Context) error {
-	for {
-		n, err := x.db.IndexSearch(ctx, searchIndexBatch)
-		if err != nil && ctx.Err() == nil {
-			x.log.WarnContext(ctx, "store: search indexing failed", "error", err)
-		}
-		if err != nil || n < searchIndexBatch {
-			return err
-		}
-	}
+	return &SearchIndexer{batchLoop{what: "search indexing", every: searchIndexEvery, batch: searchIndexBatch,
+		job: st.IndexSearch, clock: clk, log: log}}
 }

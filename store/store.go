@@ -34,6 +34,9 @@ type DB struct {
 	pool *queries
 	// dsn is the PostgreSQL DSN, for Lane.
 	dsn string
+	// side is PostgreSQL's small pool for work that commits apart from
+	// the transaction asking for it (queries.side); a lane has none.
+	side *sql.DB
 	// keyIdentity fills in the identities of wallet keys stored before
 	// they were kept (migration 16); see SetKeyIdentity.
 	keyIdentity KeyIdentity
@@ -67,7 +70,9 @@ func Open(ctx context.Context, dsn string, clk clock.Clock, log *slog.Logger) (*
 		err = openSQLite(ctx, db, path)
 	} else {
 		db.dialect = dialectPostgres
-		err = openPostgres(ctx, db, dsn, pgMaxConns, pgMaxConns/2)
+		if err = openPostgres(ctx, db, dsn, pgMaxConns, pgMaxConns/2); err == nil {
+			err = openSide(db)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store.Open(%s): %w", db.dialect, err)
@@ -76,7 +81,7 @@ func Open(ctx context.Context, dsn string, clk clock.Clock, log *slog.Logger) (*
 	if db.dialect == dialectSQLite {
 		ex = newStmtCache(db.read, false) // pgx keeps its own statement cache
 	}
-	db.pool = &queries{ex: ex, dialect: db.dialect, clock: clk}
+	db.pool = &queries{ex: ex, dialect: db.dialect, clock: clk, side: db.side}
 	return db, nil
 }
 
@@ -145,6 +150,9 @@ func (db *DB) Close() error {
 			return
 		}
 		db.closeErr = db.read.Close()
+		if db.side != nil {
+			db.closeErr = errors.Join(db.closeErr, db.side.Close())
+		}
 	})
 	return db.closeErr
 }

@@ -142,22 +142,106 @@ func (q *queries) WalletByBusiness(ctx context.Context, businessID string) (_ *p
 	return w, nil
 }
 
-// NextAddressIndex hands out the wallet's next receive index on network n
-// in one UPDATE of the counter row: concurrent callers queue on the row's
-// lock (PostgreSQL) or the single writer (SQLite) and each gets its own
-// index; not_found when the wallet has no key on n.
+// NextAddressIndex hands out the wallet's next receive index on network
+// n; not_found when the wallet has no key on n. No index is skipped: one
+// handed out to a transaction that rolls back goes to the next caller.
+//
+// On SQLite one UPDATE of the counter row does it, behind the single
+// writer. On PostgreSQL that row would stay locked until the caller
+// commits, so one business's checkouts would open one at a time (docs/
+// storage.md, "No hot rows"): there the caller claims the lowest index of
+// the address pool with SKIP LOCKED, passing the ones other transactions
+// hold, and a caller that finds none refills the pool apart (refill).
 func (q *queries) NextAddressIndex(ctx context.Context, walletID string, n money.Network) (_ uint32, err error) {
 	defer fail(&err, "wallet key", "store.NextAddressIndex(%s, %s)", walletID, n)
+	var idx int64
+	if q.dialect != dialectPostgres || q.side == nil {
+		err = q.ex.QueryRowContext(ctx, `
+			UPDATE wallet_keys SET next_index = next_index + 1 WHERE wallet_id = $1 AND network = $2
+			RETURNING next_index - 1`, walletID, string(n)).Scan(&idx)
+		return checkAddressIndex(n, idx, err)
+	}
+	for {
+		err = q.ex.QueryRowContext(ctx, `
+			DELETE FROM address_pool WHERE (wallet_id, network, idx) = (
+				SELECT wallet_id, network, idx FROM address_pool WHERE wallet_id = $1 AND network = $2
+				ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
+			RETURNING idx`, walletID, string(n)).Scan(&idx)
+		if err != sql.ErrNoRows {
+			return checkAddressIndex(n, idx, err)
+		}
+		if err = q.refillAddressPool(ctx, walletID, n); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// addressPoolRefill is how many indexes one refill adds to a wallet's
+// pool on a network.
+const addressPoolRefill = 32
+
+// refillAddressPool moves addressPoolRefill indexes from the wallet's
+// counter to its pool in a transaction of the side pool, committed at
+// once whatever becomes of the caller's. Refills of one wallet take turns
+// on the counter row, and one that finds indexes free in the pool by then
+// (another refilled it) adds none. A wallet key the caller's own
+// transaction made, which the side transaction cannot see yet, gets its
+// index from the counter in the caller's transaction instead.
+func (q *queries) refillAddressPool(ctx context.Context, walletID string, n money.Network) error {
+	tx, err := q.side.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
 	var next int64
-	err = q.ex.QueryRowContext(ctx, `
-		UPDATE wallet_keys SET next_index = next_index + 1 WHERE wallet_id = $1 AND network = $2
-		RETURNING next_index`, walletID, string(n)).Scan(&next)
+	err = tx.QueryRowContext(ctx, `SELECT next_index FROM wallet_keys WHERE wallet_id = $1 AND network = $2 FOR UPDATE`,
+		walletID, string(n)).Scan(&next)
+	if err == sql.ErrNoRows {
+		return q.poolFromCounter(ctx, walletID, n)
+	} else if err != nil {
+		return err
+	}
+	var free int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM address_pool WHERE wallet_id = $1 AND network = $2
+		LIMIT 1 FOR UPDATE SKIP LOCKED) f`, walletID, string(n)).Scan(&free); err != nil {
+		return err
+	}
+	if free > 0 {
+		return nil
+	}
+	if next > payd.MaxAddressIndex {
+		return fmt.Errorf("the wallet's %s receive indexes are used up (next %d)", n, next)
+	}
+	to := min(next+addressPoolRefill, payd.MaxAddressIndex+1)
+	if _, err := tx.ExecContext(ctx, `UPDATE wallet_keys SET next_index = $3 WHERE wallet_id = $1 AND network = $2`,
+		walletID, string(n), to); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO address_pool (wallet_id, network, idx)
+		SELECT $1, $2, i FROM generate_series($3::bigint, $4::bigint) AS i`, walletID, string(n), next, to-1); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// poolFromCounter puts the counter's next index in the pool within the
+// caller's transaction, for a wallet key only it can see.
+func (q *queries) poolFromCounter(ctx context.Context, walletID string, n money.Network) error {
+	return affected(q.ex.ExecContext(ctx, `
+		WITH taken AS (
+			UPDATE wallet_keys SET next_index = next_index + 1 WHERE wallet_id = $1 AND network = $2
+			RETURNING next_index - 1 AS idx)
+		INSERT INTO address_pool (wallet_id, network, idx) SELECT $1, $2, idx FROM taken`, walletID, string(n)))
+}
+
+// checkAddressIndex is the index a claim read, checked against the range
+// a wallet key can derive.
+func checkAddressIndex(n money.Network, idx int64, err error) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	idx := next - 1
 	if idx < 0 || idx > payd.MaxAddressIndex {
-		return 0, fmt.Errorf("the wallet's %s receive indexes are used up (next %d)", n, next)
+		return 0, fmt.Errorf("the wallet's %s receive indexes are used up (next %d)", n, idx+1)
 	}
 	return uint32(idx), nil
 }

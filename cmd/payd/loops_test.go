@@ -62,6 +62,7 @@ func TestLoopsStartStop(t *testing.T) {
 		}},
 		{"api.Reaper", func() loop.Service { return api.NewReaper(db, clk, log, time.Minute) }},
 		{"store.SearchIndexer", func() loop.Service { return store.NewSearchIndexer(db, clk, log) }},
+		{"store.Folder", func() loop.Service { return store.NewFolder(db, clk, log) }},
 		{"mail.Outbox", func() loop.Service { return mail.NewOutbox(db, nil, clk, log, mail.OutboxOptions{}) }},
 	}
 	for _, l := range loops {

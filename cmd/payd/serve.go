@@ -137,6 +137,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	indexer := store.NewSearchIndexer(db, clk, log)
 	indexer.Start(ctx)
 	defer indexer.Stop()
+	folder := store.NewFolder(db, clk, log)
+	folder.Start(ctx)
+	defer folder.Stop()
 	h, err := withPages(srv, clk, log, cfg.Dev, challengeWidget(&cfg), cards)
 	if err != nil {
 		return err

@@ -34,6 +34,7 @@ func Run(t *testing.T, open func(t *testing.T) payd.Store) {
 		{"ListPayments", testListPayments},
 		{"PaymentStatusCounts", testPaymentStatusCounts},
 		{"PaymentDays", testPaymentDays},
+		{"FoldRollups", testFoldRollups},
 		{"Payment", testPayment},
 		{"CheckoutSettings", testCheckoutSettings},
 		{"Customer", testCustomer},
