@@ -28,23 +28,24 @@ const (
 // request claims the key, a 2xx response is stored and replayed byte for
 // byte, an error frees the key.
 //
-// Where the claim lives depends on who else serves the database. On
-// PostgreSQL, replicas share it: the claim is one atomic insert there
-// before the handler runs. On SQLite one process serves the file, and the
-// claim is held in memory while the request runs; the record is written
-// once, with the response, by the atomic upsert of CompleteIdempotencyKey
-// (in the change's own transaction for handlers that use writeTx), which
-// refuses it if any other process stored the key first. That saves
-// SQLite's single writer one write per idempotent POST, the largest cost
-// of the whole chain under load (docs/benchmarks.md).
+// A route marked inTx changes nothing outside writeTx, which writes the
+// record once, with the response, in the change's own transaction, by the
+// atomic upsert of CompleteIdempotencyKey: it refuses to store over a key
+// another request (of this process or another replica) holds, and then
+// the change is rolled back and the stored answer replayed (errHeld). So
+// such a route neither claims the key in the database nor reads the record
+// before its handler runs: most keys are new, and on SQLite that claim and
+// that read were the chain's largest costs, on PostgreSQL a commit of its
+// own (docs/benchmarks.md). While it runs, the claim is held in memory,
+// so a retry to the same process waits for it rather than running beside
+// it. A handler that fails first reads the record then, so a retry is
+// replayed even when running it again would now fail.
 //
-// On SQLite a route marked inTx does not even read the record before its
-// handler runs: most keys are new, and that read was the chain's next
-// largest cost. Its handler changes nothing outside writeTx, so a retry of
-// a stored request finds out at the upsert, which refuses to store over a
-// held key: the change is rolled back and the stored answer replayed
-// (errHeld). A handler that fails first reads the record then, so a retry
-// is replayed even when running it again would now fail.
+// Other routes claim the key before the handler runs, where others who
+// serve the database see it: on PostgreSQL, which replicas share, with one
+// atomic insert; on SQLite, which one process serves, in memory, after
+// reading any stored record, and the response is stored by the same
+// refusing upsert.
 func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, c *call, rt route) error {
 	values := r.Header.Values("Idempotency-Key")
 	if len(values) == 0 {
@@ -73,13 +74,13 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, c *call, rt 
 	return s.runClaimed(w, r, rt, rec)
 }
 
-// claim takes rec's key, or returns the record that holds it. On SQLite
-// the memory claim is taken before the database is read: a request that
-// held the key keeps it until its record is committed, so whoever takes
-// the key after it is gone finds that record. An inTx route skips the
-// read (c.deferred; see idempotent).
+// claim takes rec's key, or returns the record that holds it. Outside the
+// database the memory claim is taken before the database is read: a
+// request that held the key keeps it until its record is committed, so
+// whoever takes the key after it is gone finds that record. An inTx route
+// skips the read (c.deferred; see idempotent).
 func (s *Server) claim(ctx context.Context, rec *payd.IdempotencyRecord, now time.Time, c *call, rt route) (*payd.IdempotencyRecord, error) {
-	if s.sharedClaims {
+	if s.sharedClaims && !rt.inTx {
 		return s.store.ClaimIdempotencyKey(ctx, rec, now)
 	}
 	if held := s.memory.take(rec); held != nil {
@@ -119,7 +120,7 @@ func holds(rec *payd.IdempotencyRecord, now time.Time) bool {
 }
 
 // memoryClaims are the keys this process's requests hold while they run
-// (SQLite only; see idempotent).
+// (all of them on SQLite, those of inTx routes on PostgreSQL; see idempotent).
 type memoryClaims struct {
 	mu   sync.Mutex
 	held map[[2]string]*payd.IdempotencyRecord
@@ -235,10 +236,11 @@ func (s *Server) heldAfter(ctx context.Context, c *call, rec *payd.IdempotencyRe
 	return s.storedRecord(ctx, s.store, rec, rec.CreatedAt)
 }
 
-// release frees a claimed key; a failure only delays a retry until the
-// lease lapses. A claim held in memory ends with its request (drop).
+// release frees a key claimed in the database; a failure only delays a
+// retry until the lease lapses. A claim held in memory ends with its
+// request (drop).
 func (s *Server) release(r *http.Request, rec *payd.IdempotencyRecord) {
-	if !s.sharedClaims {
+	if !s.sharedClaims || callOf(r.Context()).deferred {
 		return
 	}
 	if err := s.store.ReleaseIdempotencyKey(r.Context(), rec); err != nil {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -299,12 +300,20 @@ func TestWriteTx(t *testing.T) {
 // TestIdempotencyAcrossReplicas runs two API servers, each with its own
 // store, on one PostgreSQL database, as two `payd serve` processes would:
 // concurrent first requests with one key, spread over both, run once, and
-// the other replica replays the stored response.
+// the other replica replays the stored response: for a route that claims
+// the key in the database first, and for an inTx route, which claims it
+// only in memory and meets the other replica's record at the upsert.
 func TestIdempotencyAcrossReplicas(t *testing.T) {
+	for _, inTx := range []bool{false, true} {
+		t.Run(fmt.Sprintf("inTx=%t", inTx), func(t *testing.T) { testIdempotencyAcrossReplicas(t, inTx) })
+	}
+}
+
+func testIdempotencyAcrossReplicas(t *testing.T, inTx bool) {
 	dsn := storetest.PostgresDSN(t)
 	var srv1, srv2 *Server
 	rt := func(s **Server) route {
-		return route{method: "POST", path: "/_test/stored", access: access{area: payd.AreaPayments, level: payd.AccessWrite}, h: storedThing(s)}
+		return route{method: "POST", path: "/_test/stored", access: access{area: payd.AreaPayments, level: payd.AccessWrite}, h: storedThing(s), inTx: inTx}
 	}
 	db1 := storetest.OpenDSN(t, dsn, clock.Real{})
 	b1 := setup(t, db1, rt(&srv1))
