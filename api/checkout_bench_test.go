@@ -55,9 +55,8 @@ type loadTarget struct {
 	next func() *http.Request
 }
 
-// testCheckoutThroughput runs the targets in interleaved rounds, so that a
-// change of the machine's load or of the tables' size weighs on each alike,
-// and logs medians and the ratio to the bare insert.
+// testCheckoutThroughput runs the targets in interleaved rounds and logs
+// medians and the ratio to the bare insert.
 func testCheckoutThroughput(t *testing.T) {
 	runs, secs := envInt("PAYD_LOAD_RUNS", 3), envInt("PAYD_LOAD_SECONDS", 10)
 	targets := []loadTarget{bareInsertTarget(t), checkoutLoadTarget(t, storetest.OpenSQLite(t))}
@@ -65,38 +64,43 @@ func testCheckoutThroughput(t *testing.T) {
 		targets = append(targets, checkoutLoadTarget(t, storetest.OpenPostgres(t)))
 	}
 	targets = keepLoadTargets(targets, func(tg loadTarget) string { return tg.name })
-	tr := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64, DisableCompression: true} // a connection per client
-	gen := &loadGen{clients: 64, dur: time.Duration(secs) * time.Second, hc: &http.Client{Transport: tr}}
+	meds := runRounds(t, targets, runs, secs, 64)
+	for i := 1; i < len(targets); i++ {
+		ratio := meds[targets[i].name].rps / meds[targets[0].name].rps
+		t.Logf("%s / bare SQLite insert: %.0f%% (goal ≥ 50%% met: %t)", targets[i].name, 100*ratio, ratio >= 0.5)
+	}
+}
+
+// runRounds drives the targets with clients connections in runs
+// interleaved rounds of secs seconds, so that a change of the machine's
+// load or of the tables' size weighs on each alike; it logs every round
+// and the medians, and returns the medians by target name. An answer
+// other than 201 fails the test.
+func runRounds(t *testing.T, targets []loadTarget, runs, secs, clients int) map[string]loadResult {
+	tr := &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients, DisableCompression: true} // a connection per client
+	gen := &loadGen{clients: clients, dur: time.Duration(secs) * time.Second, hc: &http.Client{Transport: tr}}
 	got := make([][]loadRun, len(targets))
 	for round := range runs {
 		for i, tg := range targets {
 			r := gen.run(tg.next, http.StatusCreated)
-			t.Logf("round %d %-36s %7.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (%d requests)", round+1, tg.name, r.rps, r.p50, r.p99, r.ok)
+			t.Logf("round %d %-48s %7.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (%d requests)", round+1, tg.name, r.rps, r.p50, r.p99, r.ok)
 			if r.failed > 0 {
 				t.Errorf("%s: %d requests not answered 201; first: %s", tg.name, r.failed, r.firstFailure)
 			}
 			got[i] = append(got[i], r)
 		}
 	}
-	logMedians(t, targets, got)
-}
-
-// logMedians logs each target's medians over its runs and the ratio of
-// each checkout target to the bare insert (the first target).
-func logMedians(t *testing.T, targets []loadTarget, got [][]loadRun) {
-	meds := make([]loadResult, len(targets))
+	t.Logf("%d clients, %d s a round, medians of %d rounds:", clients, secs, runs)
+	meds := make(map[string]loadResult, len(targets))
 	for i, tg := range targets {
 		var rps, p50, p99 []float64
 		for _, r := range got[i] {
 			rps, p50, p99 = append(rps, r.rps), append(p50, r.p50), append(p99, r.p99)
 		}
-		meds[i] = loadResult{median(rps), median(p50), median(p99)}
-		t.Logf("%-36s %7.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (runs: %.0f)", tg.name, meds[i].rps, meds[i].p50, meds[i].p99, rps)
+		meds[tg.name] = loadResult{median(rps), median(p50), median(p99)}
+		t.Logf("%-48s %7.0f req/s  p50 %6.2f ms  p99 %6.2f ms  (rounds: %.0f)", tg.name, median(rps), median(p50), median(p99), rps)
 	}
-	for i := 1; i < len(targets); i++ {
-		ratio := meds[i].rps / meds[0].rps
-		t.Logf("%s / bare SQLite insert: %.0f%% (goal ≥ 50%% met: %t)", targets[i].name, 100*ratio, ratio >= 0.5)
-	}
+	return meds
 }
 
 // bareInsertTarget is TestLoad's bare group-committed SQLite insert: a
