@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"payd"
+	"payd/clock"
 	"payd/store"
 	"payd/store/storetest"
 )
@@ -83,6 +85,11 @@ func writeTargets(t *testing.T, open func(testing.TB) *store.DB) []loadTarget {
 	db := open(t)
 	d := " (" + db.Dialect() + ")"
 	b, key, code := loadShop(t, db)
+	// payd serve folds the rollups' deltas (a link's stats are read at
+	// every checkout).
+	folder := store.NewFolder(db, clock.Real{}, slog.New(slog.DiscardHandler))
+	folder.Start(context.Background())
+	t.Cleanup(folder.Stop)
 	c := apiClient{base: b.base, hc: b.http.Client()}
 	var n atomic.Int64
 	paymentReq := func() *http.Request {

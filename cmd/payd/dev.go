@@ -128,8 +128,11 @@ func seedDatabase(ctx context.Context, db payd.Store, sc seed.Config, asJSON boo
 	if err != nil {
 		return err
 	}
-	log.Info("seeded; indexing for search", "elapsed", clk.Now().Sub(start).Round(100*time.Millisecond))
-	if err := indexAll(ctx, db); err != nil {
+	log.Info("seeded; indexing for search and folding the rollups", "elapsed", clk.Now().Sub(start).Round(100*time.Millisecond))
+	if err := drain(ctx, db.IndexSearch, 5000); err != nil {
+		return err
+	}
+	if err := drain(ctx, db.FoldRollups, 50_000); err != nil {
 		return err
 	}
 	if a, ok := db.(interface{ Analyze(context.Context) error }); ok {
@@ -145,12 +148,13 @@ func seedDatabase(ctx context.Context, db payd.Store, sc seed.Config, asJSON boo
 	return nil
 }
 
-// indexAll brings every seeded object into the search index now, rather
-// than leaving a million queued objects to the server's indexer, during
-// which searches would read them the slow way.
-func indexAll(ctx context.Context, db payd.SearchStore) error {
+// drain runs a batched background job (search indexing, folding the
+// rollups) until nothing is left, rather than leaving a million seeded
+// objects to the server's loops, during which reads would take the slow
+// way.
+func drain(ctx context.Context, job func(ctx context.Context, max int) (int, error), batch int) error {
 	for {
-		n, err := db.IndexSearch(ctx, 5000)
+		n, err := job(ctx, batch)
 		if err != nil || n == 0 {
 			return err
 		}
