@@ -176,18 +176,28 @@ type CustomerStore interface {
 	// customer of the business has the same email.
 	CreateCustomer(ctx context.Context, c *Customer) error
 	// CustomerByID returns the business's customer; not_found otherwise.
+	// Inside a transaction it is the read of an edit: on PostgreSQL the
+	// row stays locked until commit, so two edits take turns.
 	CustomerByID(ctx context.Context, businessID, id string) (*Customer, error)
 	// CustomerByEmail returns the business's customer with this email
-	// (case-insensitive); not_found otherwise.
+	// (case-insensitive); not_found otherwise. It never locks the row, and
+	// its Stats are those folded so far (store/rollup.go), without the
+	// latest payments' deltas: a payment finds its customer by it and
+	// needs no stats, and summing a busy customer's deltas at every
+	// payment would cost more the more it pays. Read CustomerByID for
+	// exact stats.
 	CustomerByEmail(ctx context.Context, businessID, email string) (*Customer, error)
 	// CustomersByID returns the business's customers among ids, keyed by id;
-	// ids that match nothing are left out.
+	// ids that match nothing are left out. It never locks the rows: a
+	// payment reads its customer with it (or CustomerByEmail), so that one
+	// customer's payments never take turns on its row.
 	CustomersByID(ctx context.Context, businessID string, ids []string) (map[string]*Customer, error)
 	// UpdateCustomer writes name, email, note, blocked and updated_at;
 	// not_found or customer_exists.
 	UpdateCustomer(ctx context.Context, c *Customer) error
-	// AddCustomerStats adds d to the customer's stats in one statement, so
-	// concurrent payments never lose an update; not_found otherwise.
+	// AddCustomerStats adds d to the customer's stats without locking its
+	// row (an appended delta), so concurrent payments neither lose an
+	// update nor wait for each other; not_found otherwise.
 	AddCustomerStats(ctx context.Context, businessID, id string, d StatsDelta) error
 	// ListCustomers returns up to f.Limit of the business's customers that
 	// match f, newest first (created_at, then id, descending).

@@ -252,14 +252,18 @@ type LinkStore interface {
 	// LinkByID returns the business's link; not_found otherwise.
 	LinkByID(ctx context.Context, businessID, id string) (*Link, error)
 	// LinkByCode returns the link with the public code, whatever its
-	// status; not_found otherwise.
+	// status; not_found otherwise. Its Stats are those folded so far
+	// (store/rollup.go), without the latest payments' deltas: checkouts
+	// and the public pages find a link by its code and never show them,
+	// and summing a busy link's deltas at every checkout would cost more
+	// the more it sells. Read LinkByID for exact stats.
 	LinkByCode(ctx context.Context, code string) (*Link, error)
 	// UpdateLink writes every mutable field (not the stats) and updated_at;
 	// not_found, or link_disabled when the operator disabled the link since
 	// it was read (a disabled link is never brought back).
 	UpdateLink(ctx context.Context, l *Link) error
-	// AddLinkStats adds d to the link's stats in one statement; not_found
-	// otherwise.
+	// AddLinkStats adds d to the link's stats without locking its row
+	// against other payments (an appended delta); not_found otherwise.
 	AddLinkStats(ctx context.Context, businessID, id string, d StatsDelta) error
 	// DeleteLink removes the business's link. It re-checks in the same
 	// statement what CheckDelete decided, against concurrent payments and

@@ -19,10 +19,11 @@ type ListStore interface {
 	// days from through to (both dates, inclusive), one row per day,
 	// status and rail that has payments.
 	PaymentDays(ctx context.Context, businessID string, from, to time.Time) ([]PaymentDay, error)
-	// FoldRollups moves up to max of the deltas payment changes append
-	// into the daily totals and the customers' and links' stats, which
-	// read the same before and after, and returns how many it moved; 0
-	// means none were left.
+	// FoldRollups moves the deltas payment changes append into the daily
+	// totals and the customers' and links' stats, which read the same
+	// before and after, and returns how many it moved; 0 means none were
+	// left. SQLite moves at most max of each table (its one writer waits
+	// meanwhile); PostgreSQL all it sees.
 	FoldRollups(ctx context.Context, max int) (int, error)
 }
 

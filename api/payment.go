@@ -366,8 +366,7 @@ func (s *Server) resolveCustomer(ctx context.Context, q payd.Queries, businessID
 	var err error
 	switch {
 	case ref.id != "":
-		// Read, not locked: a customer's payments must not take turns on
-		// its row (docs/storage.md, "No hot rows"); its stats are deltas.
+		// CustomersByID, not CustomerByID, which locks the row for an edit.
 		var found map[string]*payd.Customer
 		if found, err = q.CustomersByID(ctx, businessID, []string{ref.id}); err == nil && found[ref.id] == nil {
 			return nil, payd.FieldError("customer_id", "this business has no customer %s", ref.id)

@@ -72,21 +72,20 @@ func customerExists(email string) error {
 // CustomerByID returns the business's customer; not_found otherwise.
 func (q *queries) CustomerByID(ctx context.Context, businessID, id string) (_ *payd.Customer, err error) {
 	defer fail(&err, "customer", "store.CustomerByID(%s)", id)
-	return q.pendingCustomer(ctx)(scanCustomer(q.ex.QueryRowContext(ctx, `SELECT `+customerColumns+`
-		FROM customers WHERE business_id = $1 AND id = $2`+q.lockRow(), businessID, id)))
+	return q.customerRow(ctx, q.ex.QueryRowContext(ctx, `SELECT `+customerColumns+`
+		FROM customers WHERE business_id = $1 AND id = $2`+q.lockRow(), businessID, id))
 }
 
 // CustomerByEmail returns the business's customer with this email, ignoring
-// case; not_found otherwise (and for the empty email). Unlike CustomerByID
-// it never locks the row: payments find their customer by it, and they
-// must not take turns on the customer's row.
+// case, with the stats folded so far and without a lock (see
+// payd.CustomerStore); not_found otherwise (and for the empty email).
 func (q *queries) CustomerByEmail(ctx context.Context, businessID, email string) (_ *payd.Customer, err error) {
 	defer fail(&err, "customer", "store.CustomerByEmail(%s)", businessID)
 	if email == "" {
 		return nil, sql.ErrNoRows
 	}
-	return q.pendingCustomer(ctx)(scanCustomer(q.ex.QueryRowContext(ctx, `SELECT `+customerColumns+`
-		FROM customers WHERE business_id = $1 AND email_key = $2`, businessID, payd.EmailKey(email))))
+	return scanCustomer(q.ex.QueryRowContext(ctx, `SELECT `+customerColumns+`
+		FROM customers WHERE business_id = $1 AND email_key = $2`, businessID, payd.EmailKey(email)))
 }
 
 // CustomersByID returns the business's customers among ids, keyed by id.
@@ -151,15 +150,14 @@ func (q *queries) AddCustomerStats(ctx context.Context, businessID, id string, d
 	return q.addStats(ctx, statsCustomer, businessID, id, d)
 }
 
-// pendingCustomer adds the unfolded stats deltas to what a read of one customer
-// returns: q.pendingCustomer(ctx)(scanCustomer(row)).
-func (q *queries) pendingCustomer(ctx context.Context) func(*payd.Customer, error) (*payd.Customer, error) {
-	return func(c *payd.Customer, err error) (*payd.Customer, error) {
-		if err != nil {
-			return nil, err
-		}
-		return c, q.withPendingCustomers(ctx, c.BusinessID, c)
+// customerRow scans one customer and adds its unfolded stats deltas
+// (store/rollup.go).
+func (q *queries) customerRow(ctx context.Context, row rowScanner) (*payd.Customer, error) {
+	c, err := scanCustomer(row)
+	if err != nil {
+		return nil, err
 	}
+	return c, q.withPendingCustomers(ctx, c.BusinessID, c)
 }
 
 // laterOf is the SQL for the later of a nullable column and a nullable

@@ -17,6 +17,7 @@ const (
 	pgUniqueViolation      = "23505"
 	pgSerializationFailure = "40001"
 	pgDeadlockDetected     = "40P01"
+	pgLockNotAvailable     = "55P03"
 )
 
 // fail maps a driver error to payd's error type and adds context once. It is

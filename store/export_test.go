@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // SetSearchWindow sets how many newest entries a search segment scans
 // before it turns to the trigram index, and returns the previous value.
@@ -28,5 +31,16 @@ func (db *DB) ExecRaw(ctx context.Context, query string, args ...any) error {
 	}
 	defer sdb.Close()
 	_, err = sdb.ExecContext(ctx, query, args...)
+	return err
+}
+
+// ExecInTx runs one statement in the transaction ctx carries, as another
+// part of payd might have before it calls the method under test.
+func (db *DB) ExecInTx(ctx context.Context, query string, args ...any) error {
+	st := db.txFrom(ctx)
+	if st == nil {
+		return errors.New("store.ExecInTx: ctx carries no transaction")
+	}
+	_, err := st.q.ex.ExecContext(ctx, query, args...)
 	return err
 }

@@ -55,16 +55,16 @@ func (q *queries) CreateLink(ctx context.Context, l *payd.Link) (err error) {
 // LinkByID returns the business's link; not_found otherwise.
 func (q *queries) LinkByID(ctx context.Context, businessID, id string) (_ *payd.Link, err error) {
 	defer fail(&err, "link", "store.LinkByID(%s)", id)
-	return q.pendingLink(ctx)(scanLink(q.ex.QueryRowContext(ctx, `SELECT `+linkColumns+`
-		FROM links WHERE business_id = $1 AND id = $2`+q.lockRow(), businessID, id)))
+	return q.linkRow(ctx, q.ex.QueryRowContext(ctx, `SELECT `+linkColumns+`
+		FROM links WHERE business_id = $1 AND id = $2`+q.lockRow(), businessID, id))
 }
 
-// LinkByCode returns the link with the public code, whatever its status;
-// not_found otherwise.
+// LinkByCode returns the link with the public code, whatever its status,
+// with the stats folded so far (see payd.LinkStore); not_found otherwise.
 func (q *queries) LinkByCode(ctx context.Context, code string) (_ *payd.Link, err error) {
 	defer fail(&err, "link", "store.LinkByCode(%s)", code)
-	return q.pendingLink(ctx)(scanLink(q.ex.QueryRowContext(ctx, `SELECT `+linkColumns+`
-		FROM links WHERE code = $1`+q.lockRow(), code)))
+	return scanLink(q.ex.QueryRowContext(ctx, `SELECT `+linkColumns+`
+		FROM links WHERE code = $1`+q.lockRow(), code))
 }
 
 // UpdateLink writes every mutable field but the stats; not_found, or
@@ -104,21 +104,29 @@ func (q *queries) AddLinkStats(ctx context.Context, businessID, id string, d pay
 	return q.addStats(ctx, statsLink, businessID, id, payd.StatsDelta{Payments: d.Payments, VolumeUSD: d.VolumeUSD})
 }
 
-// pendingLink adds the unfolded stats deltas to what a read of one link
-// returns: q.pendingLink(ctx)(scanLink(row)).
-func (q *queries) pendingLink(ctx context.Context) func(*payd.Link, error) (*payd.Link, error) {
-	return func(l *payd.Link, err error) (*payd.Link, error) {
-		if err != nil {
-			return nil, err
-		}
-		return l, q.withPendingLinks(ctx, l.BusinessID, l)
+// linkRow scans one link and adds its unfolded stats deltas
+// (store/rollup.go).
+func (q *queries) linkRow(ctx context.Context, row rowScanner) (*payd.Link, error) {
+	l, err := scanLink(row)
+	if err != nil {
+		return nil, err
 	}
+	return l, q.withPendingLinks(ctx, l.BusinessID, l)
 }
 
 // DeleteLink removes a link that is not disabled and has no payments;
 // not_found, link_disabled or link_has_payments otherwise.
 func (q *queries) DeleteLink(ctx context.Context, businessID, id string) (err error) {
 	defer fail(&err, "link", "store.DeleteLink(%s)", id)
+	if q.dialect == dialectPostgres {
+		// Wait for the payments of the link still running (each holds a
+		// key-share lock on its row, see addStats), so that the DELETE,
+		// a statement of its own, sees the stats deltas they committed.
+		if _, err := q.ex.ExecContext(ctx, `SELECT 1 FROM links WHERE business_id = $1 AND id = $2 FOR UPDATE`,
+			businessID, id); err != nil {
+			return err
+		}
+	}
 	err = affected(q.ex.ExecContext(ctx, `
 		DELETE FROM links WHERE business_id = $1 AND id = $2 AND status <> 'disabled' AND payments_count = 0
 			AND NOT EXISTS (SELECT 1 FROM stats_deltas WHERE business_id = $1 AND kind = 'link' AND id = $2 AND payments <> 0)`,
@@ -140,7 +148,7 @@ func (q *queries) DisableLink(ctx context.Context, id, reason string, now time.T
 	if err != nil {
 		return nil, err
 	}
-	return q.pendingLink(ctx)(scanLink(q.ex.QueryRowContext(ctx, `SELECT `+linkColumns+` FROM links WHERE id = $1`, id)))
+	return q.linkRow(ctx, q.ex.QueryRowContext(ctx, `SELECT `+linkColumns+` FROM links WHERE id = $1`, id))
 }
 
 // ListLinks returns up to f.Limit of the business's links matching f,
@@ -238,7 +246,7 @@ func (db *DB) AddLinkStats(ctx context.Context, businessID, id string, d payd.St
 
 // DeleteLink removes a link; not_found, link_disabled or link_has_payments.
 func (db *DB) DeleteLink(ctx context.Context, businessID, id string) error {
-	return db.write(ctx, func(ctx context.Context, q *queries) error { return q.DeleteLink(ctx, businessID, id) })
+	return db.transact(ctx, func(ctx context.Context, q *queries) error { return q.DeleteLink(ctx, businessID, id) })
 }
 
 // ListLinks returns a page of the business's links, newest first.

@@ -33,15 +33,23 @@ const (
 
 // addStats appends d to the stats of the business's customer or link id;
 // not_found when the business has none such.
+//
+// On PostgreSQL a link's row is key-share locked until commit: payments
+// never wait for each other's such lock, but DeleteLink, which refuses a
+// link with payments, waits for the payments still running and then sees
+// their deltas. (Customers are never deleted.)
 func (q *queries) addStats(ctx context.Context, kind, businessID, id string, d payd.StatsDelta) error {
-	table := "customers"
+	table, lock := "customers", ""
 	if kind == statsLink {
 		table = "links"
+		if q.dialect == dialectPostgres {
+			lock = " FOR KEY SHARE"
+		}
 	}
 	return affected(q.ex.ExecContext(ctx, `
 		INSERT INTO stats_deltas (business_id, kind, id, payments, succeeded, volume_usd, crypto, card, last_payment_at)
 		SELECT $1, $2, $3, $4, $5, $6, $7, $8, CAST($9 AS BIGINT)
-		WHERE EXISTS (SELECT 1 FROM `+table+` WHERE business_id = $1 AND id = $3)`,
+		WHERE EXISTS (SELECT 1 FROM `+table+` WHERE business_id = $1 AND id = $3`+lock+`)`,
 		businessID, kind, id, d.Payments, d.Succeeded, d.VolumeUSD, d.Crypto, d.Card, nullMicros(d.LastPaymentAt)))
 }
 
@@ -116,10 +124,10 @@ func (q *queries) FoldRollups(ctx context.Context, max int) (n int, err error) {
 	return n, q.foldSQLite(ctx, max, &n)
 }
 
-// foldPostgres folds every visible delta.
+// foldPostgres folds every visible delta. Each statement's CTEs all run,
+// referred to or not; it returns how many deltas it moved.
 func (q *queries) foldPostgres(ctx context.Context, n *int) error {
-	var days, stats int
-	err := q.ex.QueryRowContext(ctx, `
+	for _, fold := range []string{`
 		WITH moved AS (DELETE FROM payment_day_deltas RETURNING *),
 		folded AS (
 			INSERT INTO payment_days AS t (business_id, day, status, rail, payments, amount_usd, fee_usd)
@@ -128,13 +136,8 @@ func (q *queries) foldPostgres(ctx context.Context, n *int) error {
 			ON CONFLICT (business_id, day, status, rail) DO UPDATE SET
 				payments = t.payments + excluded.payments,
 				amount_usd = t.amount_usd + excluded.amount_usd,
-				fee_usd = t.fee_usd + excluded.fee_usd
-			RETURNING 1)
-		SELECT (SELECT COUNT(*) FROM moved), (SELECT COUNT(*) FROM folded)`).Scan(&days, new(int))
-	if err != nil {
-		return err
-	}
-	err = q.ex.QueryRowContext(ctx, `
+				fee_usd = t.fee_usd + excluded.fee_usd)
+		SELECT COUNT(*) FROM moved`, `
 		WITH moved AS (DELETE FROM stats_deltas RETURNING *),
 		sums AS (
 			SELECT kind, id, SUM(payments) AS payments, SUM(succeeded) AS succeeded, SUM(volume_usd) AS volume_usd,
@@ -145,14 +148,18 @@ func (q *queries) foldPostgres(ctx context.Context, n *int) error {
 				succeeded_count = c.succeeded_count + d.succeeded, volume_usd = c.volume_usd + d.volume_usd,
 				crypto_count = c.crypto_count + d.crypto, card_count = c.card_count + d.card,
 				last_payment_at = GREATEST(c.last_payment_at, d.last_payment_at)
-			FROM sums d WHERE d.kind = 'customer' AND c.id = d.id RETURNING 1),
+			FROM sums d WHERE d.kind = 'customer' AND c.id = d.id),
 		links_folded AS (
 			UPDATE links l SET payments_count = l.payments_count + d.payments, volume_usd = l.volume_usd + d.volume_usd
-			FROM sums d WHERE d.kind = 'link' AND l.id = d.id RETURNING 1)
-		SELECT (SELECT COUNT(*) FROM moved), (SELECT COUNT(*) FROM customers_folded), (SELECT COUNT(*) FROM links_folded)`).
-		Scan(&stats, new(int), new(int))
-	*n = days + stats
-	return err
+			FROM sums d WHERE d.kind = 'link' AND l.id = d.id)
+		SELECT COUNT(*) FROM moved`} {
+		var moved int
+		if err := q.ex.QueryRowContext(ctx, fold).Scan(&moved); err != nil {
+			return err
+		}
+		*n += moved
+	}
+	return nil
 }
 
 // foldSQLite folds up to max of each table's oldest deltas; the single

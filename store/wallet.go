@@ -176,27 +176,41 @@ func (q *queries) NextAddressIndex(ctx context.Context, walletID string, n money
 	}
 }
 
-// addressPoolRefill is how many indexes one refill adds to a wallet's
-// pool on a network.
-const addressPoolRefill = 32
+const (
+	// addressPoolRefill is how many indexes one refill adds to a wallet's
+	// pool on a network.
+	addressPoolRefill = 32
+	// refillLockTimeout bounds a refill's wait for the counter row: other
+	// refills hold it for milliseconds, so only a caller that holds it
+	// itself waits that long.
+	refillLockTimeout = "1s"
+)
 
 // refillAddressPool moves addressPoolRefill indexes from the wallet's
 // counter to its pool in a transaction of the side pool, committed at
 // once whatever becomes of the caller's. Refills of one wallet take turns
 // on the counter row, and one that finds indexes free in the pool by then
-// (another refilled it) adds none. A wallet key the caller's own
-// transaction made, which the side transaction cannot see yet, gets its
-// index from the counter in the caller's transaction instead.
+// (another refilled it) adds none.
+//
+// The caller's own transaction comes first where the side transaction
+// cannot serve it: a wallet key it made, which the side transaction cannot
+// see yet, or a counter row it has locked itself, which the side
+// transaction would wait for until the caller's context ended (it gives up
+// after refillLockTimeout). The caller then takes the counter's next index
+// in its own transaction.
 func (q *queries) refillAddressPool(ctx context.Context, walletID string, n money.Network) error {
 	tx, err := q.side.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SET LOCAL lock_timeout = '`+refillLockTimeout+`'`); err != nil {
+		return err
+	}
 	var next int64
 	err = tx.QueryRowContext(ctx, `SELECT next_index FROM wallet_keys WHERE wallet_id = $1 AND network = $2 FOR UPDATE`,
 		walletID, string(n)).Scan(&next)
-	if err == sql.ErrNoRows {
+	if err == sql.ErrNoRows || pgCode(err) == pgLockNotAvailable {
 		return q.poolFromCounter(ctx, walletID, n)
 	} else if err != nil {
 		return err

@@ -1,12 +1,14 @@
 package storetest
 
 import (
+	"context"
 	"reflect"
 	"sync"
 	"testing"
 	"time"
 
 	"payd"
+	"payd/clock"
 	"payd/money"
 )
 
@@ -53,7 +55,7 @@ func testFoldRollups(t *testing.T, b *bundle) {
 		for _, c := range list {
 			v.listed[c.ID] = c.Stats
 		}
-		got, err := st.LinkByCode(ctx, l.Code)
+		got, err := st.LinkByID(ctx, fx.biz.ID, l.ID)
 		must(t, err)
 		v.link = got.Stats
 		links, err := st.ListLinks(ctx, fx.biz.ID, payd.LinkFilter{Limit: 10})
@@ -109,4 +111,27 @@ func testFoldRollups(t *testing.T, b *bundle) {
 	fresh := mustLink(t, ctx, st, fx.biz.ID, "Fresh", money.USD, t0, nil)
 	must(t, st.AddLinkStats(ctx, fx.biz.ID, fresh.ID, payd.StatsDelta{Payments: 1}))
 	wantCode(t, st.DeleteLink(ctx, fx.biz.ID, fresh.ID), payd.ErrLinkHasPayments)
+
+	// A deletion that starts while a payment of the link is still running
+	// waits for it and then refuses.
+	racing := mustLink(t, ctx, st, fx.biz.ID, "Racing", money.USD, t0, nil)
+	added, commit := make(chan struct{}), make(chan struct{})
+	paid := make(chan error, 1)
+	go func() {
+		paid <- st.Tx(ctx, func(ctx context.Context, q payd.Queries) error {
+			if err := q.AddLinkStats(ctx, fx.biz.ID, racing.ID, payd.StatsDelta{Payments: 1}); err != nil {
+				return err
+			}
+			close(added)
+			<-commit
+			return nil
+		})
+	}()
+	<-added
+	deleted := make(chan error, 1)
+	go func() { deleted <- st.DeleteLink(ctx, fx.biz.ID, racing.ID) }()
+	clock.Sleep(clock.Real{}, 200*time.Millisecond, nil) // the deletion is under way
+	close(commit)
+	must(t, <-paid)
+	wantCode(t, <-deleted, payd.ErrLinkHasPayments)
 }

@@ -7,8 +7,10 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"payd"
+	"payd/clock"
 	"payd/money"
 )
 
@@ -205,6 +207,41 @@ func testNextAddressIndex(b *bundle) func(t *testing.T) {
 		})
 		noErrors(t, errs)
 		wantContiguous(t, got, 3, n)
+		t.Run("CallerHoldsTheCounter", func(t *testing.T) { testIndexUnderOwnLock(t, b) })
+	}
+}
+
+// testIndexUnderOwnLock takes an index in a transaction that has already
+// locked the wallet's counter row itself (PostgreSQL, where a refill of
+// the address pool runs apart and would wait for that lock): the index
+// comes from the caller's own transaction, promptly. It runs where the
+// store lets a test write inside a transaction (store's own tests).
+func testIndexUnderOwnLock(t *testing.T, b *bundle) {
+	ctx, st := b.setup(t)
+	raw, ok := st.(interface {
+		ExecInTx(ctx context.Context, query string, args ...any) error
+	})
+	if !ok {
+		t.Skip("the store offers no raw statements here")
+	}
+	biz := mustBusiness(t, ctx, st)
+	w := mustWallet(t, ctx, st, biz.ID, walletKeys("own-lock", money.Bitcoin))
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	start := clock.Real{}.Now()
+	var idx uint32
+	must(t, st.Tx(ctx, func(ctx context.Context, q payd.Queries) (err error) {
+		if err = raw.ExecInTx(ctx, `UPDATE wallet_keys SET key_id = key_id WHERE wallet_id = $1`, w.ID); err != nil {
+			return err
+		}
+		idx, err = q.NextAddressIndex(ctx, w.ID, money.Bitcoin)
+		return err
+	}))
+	if took := (clock.Real{}).Now().Sub(start); idx != 0 || took > 5*time.Second {
+		t.Fatalf("index %d after %s, want 0 within the refill's lock timeout", idx, took)
+	}
+	if got := mustIndex(t, st, w.ID, money.Bitcoin); got != 1 {
+		t.Fatalf("next index %d, want 1", got)
 	}
 }
 
